@@ -1,0 +1,48 @@
+# Two commands on a fresh clone: `make run` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.stamp-install
+HOST ?= 127.0.0.1
+PORT ?= 8080
+GRPC_PORT ?= 50051
+
+.PHONY: install run test lint typecheck pytest bench interop clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/trpc-bridge serve --agent demo --host $(HOST) --port $(PORT) --grpc-port $(GRPC_PORT)
+
+# mypy cannot follow the package-dir mapping of an editable install, so it checks a tree
+# of symlinks laid out as the import package (trpc_bridge/{codecs,telemetry}).
+typecheck: $(STAMP)
+	@rm -rf build/typecheck && mkdir -p build/typecheck/trpc_bridge
+	@for f in bridge/*; do ln -s ../../../$$f build/typecheck/trpc_bridge/; done
+	@ln -s ../../../codecs build/typecheck/trpc_bridge/codecs
+	@ln -s ../../../telemetry build/typecheck/trpc_bridge/telemetry
+	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p trpc_bridge
+	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check bridge codecs telemetry tests bench
+	$(BIN)/ruff format --check bridge codecs telemetry tests bench
+	$(MAKE) --no-print-directory typecheck
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test: lint pytest
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,53 @@
+"""The one interface every agent implements, local or remote."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from trpc_bridge.events import AgentEvent, AgentRequest
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A capability advertised on the agent card (a tool, or the agent's main skill)."""
+
+    name: str
+    description: str = ""
+    tags: tuple[str, ...] = ("tool",)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent: a name, a description, optional skills, and an event stream per request.
+
+    ``run`` is an async generator. Stopping the iteration (``aclose()`` or cancelling the
+    task that iterates it) must be enough to stop the agent's work; the bridge does that
+    on ``tasks/cancel`` and on client disconnect.
+    """
+
+    name: str
+    description: str
+
+    @property
+    def skills(self) -> Sequence[Skill]: ...
+
+    def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]: ...
+
+
+@dataclass
+class FunctionAgent:
+    """Wraps an async generator function ``fn(request)`` as an :class:`Agent`."""
+
+    name: str
+    description: str
+    fn: _RunFn
+    skills: Sequence[Skill] = field(default_factory=tuple)
+
+    def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        return self.fn(request)
+
+
+class _RunFn(Protocol):
+    def __call__(self, request: AgentRequest, /) -> AsyncIterator[AgentEvent]: ...

@@ -1,0 +1,341 @@
+"""The internal event model: trpc-agent-go's ``event.Event`` / ``model.Response`` in Python.
+
+A Python agent that yields these events looks, on the wire, exactly like a trpc-agent-go
+agent. Field names follow the Go JSON tags (``id``, ``object``, ``is_partial``, ``done``,
+``choices[].message|delta``, ``reasoning_content``, ``tool_calls``, ``tool_id``,
+``tool_name``) so that ``event.model_dump(mode="json")`` reads like the Go peer's output.
+
+``AgentEvent.id`` is the LLM response id, i.e. the ``llm_response_id`` on the A2A wire and
+the ``artifactId`` of streaming artifact updates. Tool results and code-execution events
+normally have an empty id, exactly as trpc-agent-go produces them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ObjectType:
+    """``Response.Object`` values that trpc-agent-go puts on the wire as ``object_type``."""
+
+    CHUNK = "chat.completion.chunk"
+    COMPLETION = "chat.completion"
+    TOOL_RESPONSE = "tool.response"
+    CODE_EXECUTION = "postprocessing.code_execution"
+    RUNNER_COMPLETION = "runner.completion"
+    ERROR = "error"
+    GRAPH_EXECUTION = "graph.execution"
+    GRAPH_PREFIX = "graph."
+
+
+class Tag:
+    """``Event.Tag`` values; several tags are joined with :data:`DELIMITER`."""
+
+    DELIMITER = ";"
+    CODE = "code_execution_code"
+    CODE_RESULT = "code_execution_result"
+    TRANSFER = "transfer"
+
+
+class ErrorType:
+    FLOW = "flow_error"  # remote failure states (trpc client)
+    RUN = "run_error"  # transport / setup failures (trpc client)
+    API = "api_error"
+    STOP_AGENT = "stop_agent_error"  # mapped to the A2A state ``canceled``
+
+
+class Role:
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+_MODEL_CONFIG = ConfigDict(
+    extra="forbid",
+    # bytes travel as base64 in JSON (state_delta values, inline file data).
+    ser_json_bytes="base64",
+    val_json_bytes="base64",
+)
+
+
+class FunctionCall(BaseModel):
+    model_config = _MODEL_CONFIG
+    name: str = ""
+    #: The arguments exactly as the model produced them: a JSON string, never parsed.
+    arguments: str = ""
+
+
+class ToolCall(BaseModel):
+    model_config = _MODEL_CONFIG
+    id: str = ""
+    #: The OpenAI tool type, normally ``"function"``; may be empty for foreign peers.
+    type: str = "function"
+    function: FunctionCall = Field(default_factory=FunctionCall)
+
+
+ContentPartType = Literal["text", "image", "audio", "file"]
+
+
+class ContentPart(BaseModel):
+    """A multimodal part: text, or image/audio/file by inline bytes or by URL."""
+
+    model_config = _MODEL_CONFIG
+    type: ContentPartType = "text"
+    text: str = ""
+    data: bytes | None = None
+    url: str = ""
+    #: MIME type (``image/png``) or a bare format (``png``), as the producer gave it.
+    mime_type: str = ""
+    #: File name; for images and audio trpc-agent-go writes ``image`` / ``audio``.
+    name: str = ""
+
+
+class ChatMessage(BaseModel):
+    """``model.Message``: used both as a choice's full ``message`` and as its ``delta``."""
+
+    model_config = _MODEL_CONFIG
+    role: str = ""
+    content: str = ""
+    reasoning_content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_id: str = ""
+    tool_name: str = ""
+    content_parts: list[ContentPart] = Field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (
+            self.content
+            or self.reasoning_content
+            or self.tool_calls
+            or self.tool_id
+            or self.tool_name
+            or self.content_parts
+        )
+
+
+class Choice(BaseModel):
+    model_config = _MODEL_CONFIG
+    index: int = 0
+    message: ChatMessage = Field(default_factory=ChatMessage)
+    delta: ChatMessage = Field(default_factory=ChatMessage)
+    finish_reason: str | None = None
+
+
+class ResponseError(BaseModel):
+    model_config = _MODEL_CONFIG
+    type: str = ErrorType.FLOW
+    message: str = ""
+    code: str | None = None
+    param: str | None = None
+
+
+def new_response_id() -> str:
+    """A response id shaped like trpc's / OpenAI's (``chatcmpl-…``)."""
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+def _now() -> float:
+    return time.time()
+
+
+class AgentEvent(BaseModel):
+    """One event of an agent run (trpc-agent-go ``event.Event`` with its ``model.Response``)."""
+
+    model_config = _MODEL_CONFIG
+
+    #: LLM response id (``llm_response_id`` on the wire, ``artifactId`` when streaming).
+    id: str = ""
+    object: str = ""
+    choices: list[Choice] = Field(default_factory=list)
+    is_partial: bool = False
+    done: bool = False
+    error: ResponseError | None = None
+    #: ``;``-joined tags, e.g. ``code_execution_code`` or ``planner;trace``.
+    tag: str = ""
+    #: Session-state changes: key → raw bytes, or ``None`` for a deleted key.
+    state_delta: dict[str, bytes | None] = Field(default_factory=dict)
+    author: str = ""
+    invocation_id: str = ""
+    #: Unique id of this event (not the response id); used where a fresh id is needed.
+    event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    #: Unix time in seconds.
+    timestamp: float = Field(default_factory=_now)
+
+    # --- queries --------------------------------------------------------------------
+
+    @property
+    def llm_response_id(self) -> str:
+        return self.id
+
+    @property
+    def tags(self) -> list[str]:
+        return [t for t in self.tag.split(Tag.DELIMITER) if t]
+
+    def has_tag(self, tag: str) -> bool:
+        return tag in self.tags
+
+    def is_terminal_error(self) -> bool:
+        """trpc-agent-go's ``IsTerminalError``: an error that ends the run."""
+        return self.error is not None and (self.object == ObjectType.ERROR or self.done)
+
+    def is_runner_completion(self) -> bool:
+        return self.done and self.object == ObjectType.RUNNER_COMPLETION
+
+    def to_json_line(self) -> str:
+        """One compact JSON object, empty fields left out (the CLI's ``--json`` output)."""
+        return self.model_dump_json(exclude_defaults=True, exclude={"event_id", "timestamp"})
+
+    # --- constructors: keep agents short ---------------------------------------------
+
+    @classmethod
+    def text_delta(cls, text: str, response_id: str, *, role: str = Role.ASSISTANT) -> AgentEvent:
+        """A streamed piece of answer text (``chat.completion.chunk``, partial)."""
+        return cls(
+            id=response_id,
+            object=ObjectType.CHUNK,
+            is_partial=True,
+            choices=[Choice(delta=ChatMessage(role=role, content=text))],
+        )
+
+    @classmethod
+    def reasoning_delta(cls, text: str, response_id: str) -> AgentEvent:
+        """A streamed piece of reasoning (``thought`` on the wire)."""
+        return cls(
+            id=response_id,
+            object=ObjectType.CHUNK,
+            is_partial=True,
+            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, reasoning_content=text))],
+        )
+
+    @classmethod
+    def final_text(
+        cls, text: str, response_id: str, *, reasoning: str = "", done: bool = True
+    ) -> AgentEvent:
+        """The complete (non-partial) LLM response, as trpc's model emits after its chunks."""
+        return cls(
+            id=response_id,
+            object=ObjectType.COMPLETION,
+            done=done,
+            choices=[
+                Choice(
+                    message=ChatMessage(
+                        role=Role.ASSISTANT, content=text, reasoning_content=reasoning
+                    )
+                )
+            ],
+        )
+
+    @classmethod
+    def tool_calls(cls, calls: list[ToolCall], response_id: str) -> AgentEvent:
+        """An LLM response that asks for one or more tool calls."""
+        return cls(
+            id=response_id,
+            object=ObjectType.COMPLETION,
+            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, tool_calls=calls))],
+        )
+
+    @classmethod
+    def tool_call(
+        cls,
+        name: str,
+        arguments: str | Mapping[str, Any],
+        *,
+        call_id: str,
+        response_id: str,
+    ) -> AgentEvent:
+        """A single tool call; mapping arguments are serialised to a JSON string."""
+        args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        call = ToolCall(id=call_id, function=FunctionCall(name=name, arguments=args))
+        return cls.tool_calls([call], response_id)
+
+    @classmethod
+    def tool_result(
+        cls, call_id: str, name: str, content: str | Any, *, response_id: str = ""
+    ) -> AgentEvent:
+        """A tool's result. Non-string content is serialised to JSON.
+
+        ``response_id`` is empty by default: trpc-agent-go gives single tool results no id.
+        """
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        return cls(
+            id=response_id,
+            object=ObjectType.TOOL_RESPONSE,
+            choices=[
+                Choice(
+                    message=ChatMessage(
+                        role=Role.TOOL, content=text, tool_id=call_id, tool_name=name
+                    )
+                )
+            ],
+        )
+
+    @classmethod
+    def code(cls, code: str, *, response_id: str = "") -> AgentEvent:
+        """Code the agent is about to execute (``executable_code`` on the wire)."""
+        return cls(
+            id=response_id,
+            object=ObjectType.CODE_EXECUTION,
+            tag=Tag.CODE,
+            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=code))],
+        )
+
+    @classmethod
+    def code_result(cls, output: str, *, response_id: str = "") -> AgentEvent:
+        """Output of executed code (``code_execution_result`` on the wire)."""
+        return cls(
+            id=response_id,
+            object=ObjectType.CODE_EXECUTION,
+            tag=Tag.CODE_RESULT,
+            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=output))],
+        )
+
+    @classmethod
+    def failure(
+        cls,
+        message: str,
+        *,
+        type: str = ErrorType.FLOW,
+        code: str | None = None,
+        param: str | None = None,
+        response_id: str = "",
+    ) -> AgentEvent:
+        """A terminal error: ends the run (failed task; ``stop_agent_error`` → canceled)."""
+        return cls(
+            id=response_id,
+            object=ObjectType.ERROR,
+            done=True,
+            error=ResponseError(type=type, message=message, code=code, param=param),
+        )
+
+    @classmethod
+    def state(cls, delta: Mapping[str, bytes | None], *, response_id: str = "") -> AgentEvent:
+        """A state-delta-only event (metadata-only frame on the wire)."""
+        return cls(id=response_id, state_delta=dict(delta))
+
+
+class AgentRequest(BaseModel):
+    """What an agent is asked: the user's message plus session and identity."""
+
+    model_config = _MODEL_CONFIG
+
+    #: The user's text: all text parts concatenated without separator (as trpc does).
+    text: str = ""
+    #: Non-text content (images, audio, files) and structured data rendered as text parts.
+    content_parts: list[ContentPart] = Field(default_factory=list)
+    #: A2A ``contextId``: the session id.
+    context_id: str = ""
+    #: The caller's identity (``X-User-ID`` header / ``x-user-id`` gRPC metadata).
+    user_id: str = ""
+    invocation_id: str = ""
+    message_id: str = ""
+    #: ``interaction_spec_version`` the caller declared, ``None`` if it declared none.
+    interaction_spec_version: str | None = None
+    #: The request message's metadata, verbatim: trpc's RuntimeState.
+    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,172 @@
+"""The user's A2A message ⇄ :class:`AgentRequest`, and version negotiation.
+
+Outbound (``request_to_message``) writes what trpc-agent-go's ``A2AAgent`` writes
+(reference §3.2, vectors Q01/Q02): text first, then one part per content part, request
+metadata ``interaction_spec_version`` / ``invocation_id`` / ``user_id``. Inbound
+(``message_to_request``) reads any A2A user message the way trpc-agent-go's server does
+(§2.9), except that DataParts become JSON text, not Go's ``map[k:v]`` rendering (the v1
+server's behaviour; a deliberate deviation, see README).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+from a2a.types import Message, Part, Role
+from google.protobuf.json_format import MessageToDict
+
+from trpc_bridge.codecs.trpc_keys import (
+    INTERACTION_SPEC_VERSION,
+    META_INVOCATION_ID,
+    META_SPEC_VERSION,
+    META_USER_ID,
+    PART_CONTENT_TYPE,
+)
+from trpc_bridge.events import AgentRequest, ContentPart, ContentPartType
+
+# Bare formats trpc-agent-go recognises when a FilePart's mime type has no `type/` prefix.
+_IMAGE_FORMATS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "tiff"})
+_AUDIO_FORMATS = frozenset({"mp3", "wav", "mpeg", "mpga", "ogg", "flac", "m4a", "aac"})
+# a2a-sdk's 0.3 compat layer wraps non-object DataPart values as {"value": …} with this flag.
+_DATA_PART_COMPAT = "data_part_compat"
+
+
+class Negotiation(enum.StrEnum):
+    """How a server decides between the trpc encoding and plain A2A output."""
+
+    #: trpc encoding iff the request declares a supported ``interaction_spec_version``.
+    AUTO = "auto"
+    #: Always the trpc encoding (trpc-agent-go's own behaviour).
+    ALWAYS = "always"
+    #: Always plain A2A: the final text only.
+    NEVER = "never"
+
+
+def supports_spec_version(version: str | None) -> bool:
+    """Same major version as ours is supported (newer minors included); anything else,
+    including no version at all, is not."""
+    if not version:
+        return False
+    ours = INTERACTION_SPEC_VERSION.split(".", 1)[0]
+    return version.strip().split(".", 1)[0] == ours
+
+
+def wants_trpc_encoding(policy: Negotiation, version: str | None) -> bool:
+    if policy is Negotiation.ALWAYS:
+        return True
+    if policy is Negotiation.NEVER:
+        return False
+    return supports_spec_version(version)
+
+
+# --- outbound -------------------------------------------------------------------------
+
+
+def content_part_to_a2a(part: ContentPart) -> Part:
+    """One content part as trpc-agent-go's client sends it (FileParts carry
+    ``content_type``; images and audio are named ``image`` / ``audio``)."""
+    if part.type == "text":
+        return Part(text=part.text)
+    name = (part.name or "file") if part.type == "file" else part.type
+    out = Part(filename=name, media_type=part.mime_type)
+    if part.data is not None:
+        out.raw = part.data
+    else:
+        out.url = part.url
+    out.metadata.update({PART_CONTENT_TYPE: part.type})
+    return out
+
+
+def request_to_message(
+    request: AgentRequest,
+    *,
+    message_id: str,
+    spec_version: str | None = INTERACTION_SPEC_VERSION,
+) -> Message:
+    """The A2A user message for ``request``.
+
+    ``request.metadata`` is sent too (trpc's transferred state), but the three trpc keys
+    written here win over it, so a nested hop cannot overwrite them with stale values.
+    """
+    metadata: dict[str, Any] = dict(request.metadata)
+    if request.invocation_id:
+        metadata[META_INVOCATION_ID] = request.invocation_id
+    if request.user_id:
+        metadata[META_USER_ID] = request.user_id
+    if spec_version:
+        metadata[META_SPEC_VERSION] = spec_version
+    parts = [Part(text=request.text)] if request.text else []
+    parts.extend(content_part_to_a2a(p) for p in request.content_parts)
+    if not parts:
+        parts.append(Part(text=""))  # trpc's server requires at least one part
+    message = Message(
+        message_id=message_id, context_id=request.context_id, role=Role.ROLE_USER, parts=parts
+    )
+    if metadata:
+        message.metadata.update(metadata)
+    return message
+
+
+# --- inbound --------------------------------------------------------------------------
+
+
+def _file_part_type(part: Part, metadata: dict[str, Any]) -> ContentPartType:
+    declared = metadata.get(PART_CONTENT_TYPE)
+    if declared in ("image", "audio", "file"):
+        return declared  # type: ignore[no-any-return]
+    mime = part.media_type.lower()
+    if mime.startswith("image/") or mime in _IMAGE_FORMATS:
+        return "image"
+    if mime.startswith("audio/") or mime in _AUDIO_FORMATS:
+        return "audio"
+    if part.filename in ("image", "audio"):
+        return "image" if part.filename == "image" else "audio"
+    return "file"
+
+
+def a2a_part_to_content(part: Part) -> ContentPart | None:
+    """A non-text part as a content part; ``None`` for text parts."""
+    kind = part.WhichOneof("content")
+    metadata = MessageToDict(part.metadata) if part.HasField("metadata") else {}
+    if kind == "text" or kind is None:
+        return None
+    if kind == "data":
+        value = MessageToDict(part.data)
+        if metadata.get(_DATA_PART_COMPAT) and isinstance(value, dict) and "value" in value:
+            value = value["value"]
+        return ContentPart(type="text", text=json.dumps(value, ensure_ascii=False))
+    part_type = _file_part_type(part, metadata)
+    if kind == "raw":
+        return ContentPart(
+            type=part_type, data=part.raw, mime_type=part.media_type, name=part.filename
+        )
+    return ContentPart(type=part_type, url=part.url, mime_type=part.media_type, name=part.filename)
+
+
+def message_to_request(message: Message, *, user_id: str = "") -> AgentRequest:
+    """The agent's view of an inbound user message. ``user_id`` is the authenticated
+    caller (from the transport), never the informational ``metadata.user_id``."""
+    metadata = MessageToDict(message.metadata) if message.HasField("metadata") else {}
+    texts: list[str] = []
+    content: list[ContentPart] = []
+    for part in message.parts:
+        if part.WhichOneof("content") == "text":
+            texts.append(part.text)
+            continue
+        converted = a2a_part_to_content(part)
+        if converted is not None:
+            content.append(converted)
+    version = metadata.get(META_SPEC_VERSION)
+    invocation = metadata.get(META_INVOCATION_ID)
+    return AgentRequest(
+        text="".join(texts),
+        content_parts=content,
+        context_id=message.context_id,
+        user_id=user_id,
+        invocation_id=invocation if isinstance(invocation, str) else "",
+        message_id=message.message_id,
+        interaction_spec_version=version if isinstance(version, str) else None,
+        metadata=metadata,
+    )
