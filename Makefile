@@ -29,7 +29,7 @@ typecheck: $(STAMP)
 	@ln -s ../../../codecs build/typecheck/trpc_bridge/codecs
 	@ln -s ../../../telemetry build/typecheck/trpc_bridge/telemetry
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p trpc_bridge
-	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests bench
+	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bridge codecs telemetry tests bench
