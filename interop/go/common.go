@@ -110,9 +110,9 @@ func (a *loggingAgent) Run(ctx context.Context, inv *agent.Invocation) (<-chan *
 	return out, nil
 }
 
-func (a *loggingAgent) Tools() []tool.Tool                 { return a.inner.Tools() }
-func (a *loggingAgent) Info() agent.Info                   { return a.inner.Info() }
-func (a *loggingAgent) SubAgents() []agent.Agent           { return a.inner.SubAgents() }
+func (a *loggingAgent) Tools() []tool.Tool                { return a.inner.Tools() }
+func (a *loggingAgent) Info() agent.Info                  { return a.inner.Info() }
+func (a *loggingAgent) SubAgents() []agent.Agent          { return a.inner.SubAgents() }
 func (a *loggingAgent) FindSubAgent(n string) agent.Agent { return a.inner.FindSubAgent(n) }
 
 // ---- event → JSON line ----
