@@ -1,0 +1,202 @@
+"""Client side: the ``invoke_agent`` CLIENT span and W3C propagation on outgoing calls.
+
+Propagation goes through a2a-sdk's ``ClientCallContext.service_parameters``, which the
+SDK sends as HTTP headers on JSON-RPC and REST and as (lower-cased) metadata on gRPC, so
+one interceptor covers all three transports and the 0.3 compat transports.
+
+The span is deliberately *not* made the current span: callers iterate remote streams in
+async generators, and a span attached across ``yield`` would leak into whatever the
+consumer does between events (and could be detached from the wrong context). The span's
+context travels explicitly instead, in the call context's ``state``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
+
+import httpx
+from a2a.client import ClientCallContext
+from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.semconv.attributes import error_attributes
+
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.telemetry.spans import (
+    A2A_TASK_ID,
+    NOT_FAILURES,
+    content_recording,
+    get_tracer,
+    invoke_agent_attributes,
+    invoke_agent_span_name,
+    record_failure,
+    tracing_enabled,
+)
+from trpc_bridge.telemetry.tools import ToolSpans
+
+#: ``ClientCallContext.state`` key holding the OTel context to propagate for that call.
+OTEL_CONTEXT_STATE_KEY = "trpc_bridge.otel_context"
+
+
+def inject_headers(
+    headers: MutableMapping[str, str],
+    *,
+    context: otel_context.Context | None = None,
+    tracer_provider: trace.TracerProvider | None = None,
+) -> MutableMapping[str, str]:
+    """Add ``traceparent`` / ``tracestate`` / ``baggage`` for ``context`` (default: current).
+
+    For code that sends its own HTTP requests (a raw httpx SSE reader). Adds nothing when
+    tracing is off or there is no valid span, like trpc-agent-go's ``extractTraceHeaders``.
+    """
+    if tracing_enabled(tracer_provider):
+        propagate.inject(headers, context=context)
+    return headers
+
+
+class TraceContextInterceptor(ClientCallInterceptor):
+    """Puts the W3C trace headers of the call into its ``service_parameters``.
+
+    The context comes from ``context.state[OTEL_CONTEXT_STATE_KEY]`` when the caller put
+    one there (see :meth:`AgentInvocation.call_context`), else from the current context.
+    """
+
+    def __init__(self, *, tracer_provider: trace.TracerProvider | None = None) -> None:
+        self._provider = tracer_provider
+
+    async def before(self, args: BeforeArgs) -> None:
+        if not tracing_enabled(self._provider):
+            return
+        explicit = args.context.state.get(OTEL_CONTEXT_STATE_KEY) if args.context else None
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier, context=explicit)
+        if not carrier:
+            return
+        if args.context is None:
+            args.context = ClientCallContext()
+        if args.context.service_parameters is None:
+            args.context.service_parameters = {}
+        args.context.service_parameters.update(carrier)
+
+    async def after(self, args: AfterArgs) -> None:
+        """Nothing to do: the interceptor opens no span (``after`` is skipped on errors)."""
+
+
+def instrument_httpx(
+    client: httpx.AsyncClient | None = None,
+    *,
+    tracer_provider: trace.TracerProvider | None = None,
+) -> None:
+    """HTTP CLIENT spans (and their ``traceparent``) for one httpx client, or for all.
+
+    Optional: the interceptor already propagates. With httpx instrumentation on, the
+    server's parent becomes the HTTP span, itself a child of ``invoke_agent``.
+    """
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+    if client is None:
+        HTTPXClientInstrumentor().instrument(tracer_provider=tracer_provider)
+    else:
+        HTTPXClientInstrumentor.instrument_client(client, tracer_provider=tracer_provider)
+
+
+class AgentInvocation:
+    """One call to a remote agent as seen by the caller: its span and how to propagate it."""
+
+    def __init__(
+        self, span: trace.Span, context: otel_context.Context | None, tools: ToolSpans | None
+    ) -> None:
+        self.span = span
+        #: The OTel context holding :attr:`span`; ``None`` when tracing is off.
+        self.context = context
+        self._tools = tools
+
+    def call_context(self, base: ClientCallContext | None = None) -> ClientCallContext | None:
+        """``base`` (or a new call context) carrying this span for the interceptor."""
+        if self.context is None:
+            return base
+        call = base if base is not None else ClientCallContext()
+        call.state[OTEL_CONTEXT_STATE_KEY] = self.context
+        return call
+
+    def inject(self, headers: MutableMapping[str, str]) -> MutableMapping[str, str]:
+        """The W3C headers of this span, for a request sent without a2a-sdk's client."""
+        if self.context is not None:
+            propagate.inject(headers, context=self.context)
+        return headers
+
+    def set_ids(self, *, task_id: str = "", conversation_id: str = "") -> None:
+        """Ids the server assigned, known only once its first response arrives."""
+        if self.context is None:
+            return
+        if task_id:
+            self.span.set_attribute(A2A_TASK_ID, task_id)
+        if conversation_id:
+            self.span.set_attribute(gen_ai.GEN_AI_CONVERSATION_ID, conversation_id)
+
+    def observe(self, event: AgentEvent) -> None:
+        """Feed each decoded event: tool calls become ``execute_tool`` spans, errors mark
+        the call failed."""
+        if self._tools is None:
+            return
+        self._tools.observe(event)
+        if event.error is not None and event.is_terminal_error():
+            self.span.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
+            self.span.set_status(trace.StatusCode.ERROR, event.error.message)
+
+
+@contextmanager
+def invoke_agent_span(
+    agent_name: str,
+    *,
+    conversation_id: str = "",
+    task_id: str = "",
+    transport: str = "",
+    protocol_version: str = "",
+    user_id: str = "",
+    input_text: str = "",
+    parent: otel_context.Context | None = None,
+    tracer_provider: trace.TracerProvider | None = None,
+    record_content: bool | None = None,
+) -> Iterator[AgentInvocation]:
+    """A CLIENT span ``invoke_agent {agent_name}`` around one remote agent call.
+
+    Its parent is ``parent`` or the current context (e.g. the server span of a proxy).
+    ``user_id`` and ``input_text`` are recorded only with ``record_content`` (or
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``). Pass
+    ``invocation.call_context()`` to the a2a-sdk client so the interceptor propagates it.
+    """
+    if not tracing_enabled(tracer_provider):
+        yield AgentInvocation(trace.INVALID_SPAN, None, None)
+        return
+    record = content_recording(record_content)
+    attributes = invoke_agent_attributes(
+        agent_name,
+        conversation_id=conversation_id,
+        task_id=task_id,
+        transport=transport,
+        protocol_version=protocol_version,
+        user_id=user_id,
+        input_text=input_text,
+        record_content=record,
+    )
+    span = get_tracer(tracer_provider).start_span(
+        invoke_agent_span_name(agent_name),
+        context=parent,
+        kind=trace.SpanKind.CLIENT,
+        attributes=attributes,
+    )
+    span_context = trace.set_span_in_context(span, parent)
+    tools = ToolSpans(parent=span_context, tracer_provider=tracer_provider, record_content=record)
+    try:
+        yield AgentInvocation(span, span_context, tools)
+    except NOT_FAILURES:
+        raise
+    except BaseException as exc:
+        record_failure(span, exc)
+        raise
+    finally:
+        tools.close()
+        span.end()

@@ -1,0 +1,112 @@
+"""Span conventions shared by the client and the server side.
+
+Names and attributes follow the OpenTelemetry GenAI agent conventions (``invoke_agent
+{agent}``, ``gen_ai.*``), the same names trpc-agent-go writes, so a trace that crosses a
+Go agent and a Python agent reads as one conversation. A2A has no standard attributes
+yet; the ``a2a.*`` keys below are this bridge's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+from opentelemetry import trace
+from opentelemetry.semconv._incubating.attributes import enduser_attributes as enduser
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.semconv.attributes import error_attributes
+from opentelemetry.util.types import AttributeValue
+
+#: Instrumentation scope of every span this package opens.
+TRACER_NAME = "trpc_bridge"
+
+OP_INVOKE_AGENT = gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
+OP_EXECUTE_TOOL = gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value
+
+A2A_TASK_ID = "a2a.task.id"
+#: The A2A protocol binding: ``JSONRPC``, ``HTTP+JSON`` or ``GRPC`` (the card's spelling).
+A2A_TRANSPORT = "a2a.transport"
+#: ``0.3`` or ``1.0``: which A2A wire version the call used.
+A2A_PROTOCOL_VERSION = "a2a.protocol.version"
+
+TRANSPORT_JSONRPC = "JSONRPC"
+TRANSPORT_REST = "HTTP+JSON"
+TRANSPORT_GRPC = "GRPC"
+
+#: Exceptions that end a call without it having failed: the consumer stopped reading or
+#: went away (generator closed, task cancelled on disconnect).
+NOT_FAILURES = (GeneratorExit, asyncio.CancelledError)
+
+#: The standard switch for recording prompts, tool arguments and results in spans.
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+def tracing_enabled(provider: trace.TracerProvider | None = None) -> bool:
+    """True when spans would be recorded: an SDK provider is installed (or given).
+
+    This is the cheap check every hot path makes first, so that tracing off costs an
+    ``isinstance`` and nothing else (no header parsing, no context objects).
+    """
+    current = provider if provider is not None else trace.get_tracer_provider()
+    return not isinstance(current, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+
+
+def get_tracer(provider: trace.TracerProvider | None = None) -> trace.Tracer:
+    """The bridge's tracer; with no provider, the global one (resolved lazily by the API)."""
+    return trace.get_tracer(TRACER_NAME, tracer_provider=provider)
+
+
+def content_recording(option: bool | None) -> bool:
+    """Whether user ids and message contents go into spans: the option, else the env var."""
+    if option is not None:
+        return option
+    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
+
+
+def invoke_agent_span_name(agent_name: str) -> str:
+    return f"{OP_INVOKE_AGENT} {agent_name}" if agent_name else OP_INVOKE_AGENT
+
+
+def invoke_agent_attributes(
+    agent_name: str,
+    *,
+    conversation_id: str = "",
+    task_id: str = "",
+    transport: str = "",
+    protocol_version: str = "",
+    user_id: str = "",
+    input_text: str = "",
+    record_content: bool = False,
+) -> dict[str, AttributeValue]:
+    """Attributes of an ``invoke_agent`` span; empty values are left out.
+
+    ``user_id`` and ``input_text`` are personal data: recorded only with ``record_content``.
+    """
+    attributes: dict[str, AttributeValue] = {gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT}
+    optional: dict[str, str] = {
+        gen_ai.GEN_AI_AGENT_NAME: agent_name,
+        gen_ai.GEN_AI_CONVERSATION_ID: conversation_id,
+        A2A_TASK_ID: task_id,
+        A2A_TRANSPORT: transport,
+        A2A_PROTOCOL_VERSION: protocol_version,
+    }
+    if record_content:
+        optional[enduser.ENDUSER_ID] = user_id
+        if input_text:
+            optional[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(input_text)
+    attributes.update({key: value for key, value in optional.items() if value})
+    return attributes
+
+
+def input_messages_json(text: str) -> str:
+    """The user's text in the GenAI ``gen_ai.input.messages`` JSON shape."""
+    message = {"role": "user", "parts": [{"type": "text", "content": text}]}
+    return json.dumps([message], ensure_ascii=False)
+
+
+def record_failure(span: trace.Span, exc: BaseException) -> None:
+    """Mark ``span`` failed by ``exc`` (``error.type`` = the exception's class name)."""
+    span.record_exception(exc)
+    span.set_attribute(error_attributes.ERROR_TYPE, type(exc).__qualname__)
+    span.set_status(trace.StatusCode.ERROR, str(exc))

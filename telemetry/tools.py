@@ -1,0 +1,117 @@
+"""``execute_tool`` spans built from the tool-call / tool-result events of a run.
+
+An agent's event stream says when a tool was asked for (an assistant message with
+``tool_calls``) and when its result came back (a ``tool.response`` message carrying
+``tool_id``); the time in between is the tool's execution. The same tracker serves the
+server (the agent runner sees its own agent's tools) and the client (a remote agent's
+tools, as reported in its stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.util.types import AttributeValue
+
+from trpc_bridge.events import AgentEvent, ObjectType
+from trpc_bridge.telemetry.spans import (
+    OP_EXECUTE_TOOL,
+    content_recording,
+    get_tracer,
+    tracing_enabled,
+)
+
+
+class ToolSpans:
+    """Opens an ``execute_tool {name}`` span per tool call and ends it at the tool's result.
+
+    Spans are children of ``parent`` (an OTel context; default: the context current when
+    the tracker is created), so the tracker can be fed from any task. Calls that never get
+    a result are ended by :meth:`close` with an error status.
+    """
+
+    def __init__(
+        self,
+        *,
+        parent: otel_context.Context | None = None,
+        tracer_provider: trace.TracerProvider | None = None,
+        record_content: bool | None = None,
+    ) -> None:
+        self._enabled = tracing_enabled(tracer_provider)
+        self._tracer = get_tracer(tracer_provider)
+        self._parent = parent if parent is not None else otel_context.get_current()
+        self._record_content = content_recording(record_content)
+        self._open: dict[str, trace.Span] = {}
+
+    def observe(self, event: AgentEvent) -> None:
+        if not self._enabled or not event.choices:
+            return
+        message = event.choices[0].message
+        if message.tool_calls and not event.is_partial:
+            for call in message.tool_calls:
+                self._start(call.id, call.function.name, call.function.arguments)
+        elif event.object == ObjectType.TOOL_RESPONSE and message.tool_id:
+            self._finish(message.tool_id, message.content)
+
+    def close(self) -> None:
+        """End the spans of calls that got no result (the run ended or failed first)."""
+        for span in self._open.values():
+            span.set_status(trace.StatusCode.ERROR, "no tool result before the run ended")
+            span.end()
+        self._open.clear()
+
+    def _start(self, call_id: str, name: str, arguments: str) -> None:
+        attributes: dict[str, AttributeValue] = {
+            gen_ai.GEN_AI_OPERATION_NAME: OP_EXECUTE_TOOL,
+            gen_ai.GEN_AI_TOOL_NAME: name,
+            gen_ai.GEN_AI_TOOL_CALL_ID: call_id,
+        }
+        if self._record_content:
+            attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = arguments
+        span = self._tracer.start_span(
+            f"{OP_EXECUTE_TOOL} {name}", context=self._parent, attributes=attributes
+        )
+        previous = self._open.pop(call_id, None)
+        if previous is not None:  # a repeated call id: the first call cannot be matched any more
+            previous.end()
+        self._open[call_id] = span
+
+    def _finish(self, call_id: str, result: str) -> None:
+        span = self._open.pop(call_id, None)
+        if span is None:
+            return
+        if self._record_content:
+            span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, result)
+        span.end()
+
+
+def trace_tool_events(
+    events: AsyncIterator[AgentEvent],
+    *,
+    parent: otel_context.Context | None = None,
+    tracer_provider: trace.TracerProvider | None = None,
+    record_content: bool | None = None,
+) -> AsyncIterator[AgentEvent]:
+    """``events`` unchanged, with ``execute_tool`` spans opened along the way.
+
+    The one-line hook for an agent runner: ``async for e in trace_tool_events(agent.run(r))``.
+    With tracing off it returns ``events`` itself: no extra generator hop per event.
+    """
+    if not tracing_enabled(tracer_provider):
+        return events
+    tools = ToolSpans(parent=parent, tracer_provider=tracer_provider, record_content=record_content)
+    return _observed(events, tools)
+
+
+async def _observed(
+    events: AsyncIterator[AgentEvent], tools: ToolSpans
+) -> AsyncIterator[AgentEvent]:
+    try:
+        async for event in events:
+            tools.observe(event)
+            yield event
+    finally:
+        tools.close()
