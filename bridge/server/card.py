@@ -1,0 +1,81 @@
+"""The agent card the bridge serves for a Python agent.
+
+Shaped like trpc-agent-go's card (reference §2.11): the agent's own skill tagged
+``default`` plus one skill per tool, ``capabilities.streaming``, and the
+``trpc-a2a-version`` extension. It is an a2a-sdk 1.0 card with one interface per
+transport; the JSON-RPC interface is listed for 1.0 and for 0.3 on the same URL, which
+makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,
+``protocolVersion``) that trpc's v0 client and other 0.3 peers read.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
+
+from trpc_bridge.agent import Agent
+from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI, INTERACTION_SPEC_VERSION
+
+JSONRPC = "JSONRPC"
+HTTP_JSON = "HTTP+JSON"
+GRPC = "GRPC"
+
+
+def _bridge_version() -> str:
+    try:
+        return version("trpc-a2a-bridge")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0.0.0"
+
+
+def _skills(agent: Agent) -> list[AgentSkill]:
+    # Skill ids follow trpc's v1 card (`agent`, `tool-<name>`): the SDK requires ids.
+    main = AgentSkill(
+        id="agent",
+        name=agent.name,
+        description=agent.description,
+        tags=["default"],
+        input_modes=["text"],
+        output_modes=["text"],
+    )
+    skills = [main]
+    for skill in agent.skills:
+        skills.append(
+            AgentSkill(
+                id=f"tool-{skill.name}",
+                name=skill.name,
+                description=skill.description,
+                tags=list(skill.tags),
+                input_modes=["text"],
+                output_modes=["text"],
+            )
+        )
+    return skills
+
+
+def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> AgentCard:
+    """The card for ``agent`` served at ``base_url`` (``http://host:port[/path]``);
+    ``grpc_address`` (``host:port``) adds the gRPC interface."""
+    base = base_url.rstrip("/")
+    interfaces = [
+        AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="1.0"),
+        AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="0.3"),
+        AgentInterface(url=base, protocol_binding=HTTP_JSON, protocol_version="1.0"),
+    ]
+    if grpc_address:
+        interfaces.append(
+            AgentInterface(url=grpc_address, protocol_binding=GRPC, protocol_version="1.0")
+        )
+    extension = AgentExtension(uri=CARD_EXTENSION_URI)
+    extension.params.update({"version": INTERACTION_SPEC_VERSION})
+    return AgentCard(
+        name=agent.name,
+        description=agent.description,
+        version=_bridge_version(),
+        supported_interfaces=interfaces,
+        capabilities=AgentCapabilities(streaming=True, extensions=[extension]),
+        default_input_modes=["text"],
+        default_output_modes=["text"],
+        skills=_skills(agent),
+    )
