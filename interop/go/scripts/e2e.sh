@@ -26,4 +26,17 @@ for sc in $($BIN scenarios | cut -f1); do
     [ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$tp" -gt 0 ] && [ "$uid" -gt 0 ] || fail=1
   done
 done
+# cancellation: client cancels after 8 events; the server run must end canceled.
+PORT=$((PORT+1))
+$BIN serve --scenario long --addr 127.0.0.1:$PORT >"$OUT/cancel.serve.out" 2>"$OUT/cancel.serve.err" &
+spid=$!
+for _ in $(seq 50); do grep -q READY "$OUT/cancel.serve.out" 2>/dev/null && break; sleep 0.1; done
+$BIN call --url http://127.0.0.1:$PORT/ --stream --cancel-after 8 >"$OUT/cancel.call.jsonl" 2>"$OUT/cancel.call.err"
+sleep 1
+kill $spid; wait $spid 2>/dev/null
+if grep -q '"canceled":true' "$OUT/cancel.serve.err" && grep -q model_canceled "$OUT/cancel.serve.err"; then
+  echo "cancel          stream    server run_end canceled=true"
+else
+  echo "cancel          FAILED (server run not canceled)"; fail=1
+fi
 exit $fail
