@@ -50,7 +50,7 @@ from trpc_bridge.server.card import build_agent_card
 VECTORS = sorted(
     p
     for p in Path(__file__).parent.joinpath("vectors").glob("*.json")
-    if json.loads(p.read_text(encoding="utf-8"))["direction"] in ("encode", "inbound")
+    if json.loads(p.read_text(encoding="utf-8")).get("direction") in ("encode", "inbound")
 )
 _TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"
 
