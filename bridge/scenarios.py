@@ -1,0 +1,176 @@
+"""Scripted agents that replay, event for event, what trpc-agent-go's runner yields for the
+interop scenarios of the Go peer (``interop/go``, observed sequences in its SCENARIOS.md).
+
+Serving one of these with the bridge must put the same frames on the wire as the Go peer's
+``gopeer serve --scenario NAME``: that is the differential test of ``tests/interop``.
+Serve one with ``trpc-bridge serve --agent trpc_bridge.scenarios:tool`` (any name below).
+
+The runner's per-step start event and ``runner.completion`` are left out: trpc-agent-go's
+server never puts them on the wire. The four ``preprocessing.*`` events are kept because
+it does (as metadata-only artifacts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+
+from trpc_bridge.agent import Skill
+from trpc_bridge.codecs.trpc_keys import go_json
+from trpc_bridge.events import AgentEvent, AgentRequest, FunctionCall, ToolCall
+
+_PREPROCESSING = ("basic", "instruction", "identity", "content")
+
+
+def _llm_step(*, code_instruction: bool = False) -> list[AgentEvent]:
+    """The events trpc's llmagent emits before every model call."""
+    names = list(_PREPROCESSING)
+    if code_instruction:  # the code executor adds its own instruction event
+        names.insert(2, "instruction")
+    return [AgentEvent(object=f"preprocessing.{name}") for name in names]
+
+
+def _streamed(
+    response_id: str, pieces: Sequence[str], *, reasoning: Sequence[str] = ()
+) -> list[AgentEvent]:
+    """Chunks then the final full response, as trpc's streaming model emits them."""
+    events = [AgentEvent.reasoning_delta(p, response_id) for p in reasoning]
+    events += [AgentEvent.text_delta(p, response_id) for p in pieces]
+    events.append(AgentEvent.final_text("".join(pieces), response_id, reasoning="".join(reasoning)))
+    return events
+
+
+def _weather(city: str) -> str:
+    temps = {"Beijing": "20°C", "Shanghai": "25°C"}
+    return go_json({"city": city, "temp": temps.get(city, "18°C")})
+
+
+def _call(call_id: str, name: str, args: dict[str, object]) -> ToolCall:
+    return ToolCall(id=call_id, function=FunctionCall(name=name, arguments=go_json(args)))
+
+
+def _text() -> list[AgentEvent]:
+    return _llm_step() + _streamed("chatcmpl-text-1", ["Hello", " from", " trpc", "."])
+
+
+def _reasoning() -> list[AgentEvent]:
+    return _llm_step() + _streamed(
+        "chatcmpl-reason-1", ["The answer", " is 42."], reasoning=["Let me think", " about it."]
+    )
+
+
+def _tool() -> list[AgentEvent]:
+    call = _call("call_001", "get_weather", {"city": "Beijing"})
+    return [
+        *_llm_step(),
+        AgentEvent.tool_calls([call], "chatcmpl-tool-1"),
+        AgentEvent.tool_result("call_001", "get_weather", _weather("Beijing")),
+        *_llm_step(),
+        *_streamed("chatcmpl-tool-2", ["It is", " 20°C", " in Beijing."]),
+    ]
+
+
+def _parallel_tools() -> list[AgentEvent]:
+    calls = [
+        _call("call_001", "get_weather", {"city": "Beijing"}),
+        _call("call_002", "get_weather", {"city": "Shanghai"}),
+    ]
+    # trpc merges parallel results into one event (one choice per result) with a fresh id.
+    merged = AgentEvent.tool_result("call_001", "get_weather", _weather("Beijing"))
+    second = AgentEvent.tool_result("call_002", "get_weather", _weather("Shanghai")).choices[0]
+    second.index = 1
+    merged.choices.append(second)
+    merged.id = str(uuid.uuid4())
+    return [
+        *_llm_step(),
+        AgentEvent.tool_calls(calls, "chatcmpl-ptool-1"),
+        merged,
+        *_llm_step(),
+        *_streamed("chatcmpl-ptool-2", ["Beijing is 20°C", " and Shanghai is 25°C."]),
+    ]
+
+
+def _code() -> list[AgentEvent]:
+    pieces = ["```python\n", "print(6 * 7)\n", "```"]
+    return [
+        *_llm_step(code_instruction=True),
+        *_streamed("chatcmpl-code-1", pieces),
+        AgentEvent.code("".join(pieces)),
+        AgentEvent.code_result("Code execution result:\n42\n\n"),
+    ]
+
+
+def _error() -> list[AgentEvent]:
+    return [
+        *_llm_step(),
+        AgentEvent.text_delta("Partial", "chatcmpl-error-1"),
+        AgentEvent.failure("boom", type="api_error", code="E42", response_id="chatcmpl-error-1"),
+    ]
+
+
+def _state_delta() -> list[AgentEvent]:
+    result = AgentEvent.tool_result("call_001", "set_counter", go_json({"ok": True}))
+    result.state_delta = {"counter": b"1", "gone": None}
+    return [
+        *_llm_step(),
+        AgentEvent.tool_calls([_call("call_001", "set_counter", {"value": 1})], "chatcmpl-state-1"),
+        result,
+        *_llm_step(),
+        *_streamed("chatcmpl-state-2", ["Counter", " set."]),
+    ]
+
+
+def _long() -> list[AgentEvent]:
+    return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
+
+
+def _unicode() -> list[AgentEvent]:
+    return _llm_step() + _streamed("chatcmpl-unicode-1", ["a<b>&c", " 😀", " 你好"])
+
+
+@dataclass
+class ScenarioAgent:
+    """An :class:`~trpc_bridge.agent.Agent` that replays one scenario's events.
+
+    ``delay`` seconds are slept before every event (cancellation tests need a slow stream).
+    """
+
+    scenario: str
+    script: Callable[[], list[AgentEvent]]
+    name: str = "weather-agent"
+    description: str = "trpc-a2a-bridge interop scenario agent"
+    delay: float = 0.0
+    skills: Sequence[Skill] = field(default_factory=tuple)
+
+    async def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        for event in self.script():
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            event.author = self.name
+            event.invocation_id = request.invocation_id
+            yield event
+
+
+SCRIPTS: dict[str, Callable[[], list[AgentEvent]]] = {
+    "text": _text,
+    "reasoning": _reasoning,
+    "tool": _tool,
+    "parallel_tools": _parallel_tools,
+    "code": _code,
+    "error": _error,
+    "state_delta": _state_delta,
+    "long": _long,
+    "unicode": _unicode,
+}
+
+text = ScenarioAgent("text", _text)
+reasoning = ScenarioAgent("reasoning", _reasoning)
+tool = ScenarioAgent("tool", _tool)
+parallel_tools = ScenarioAgent("parallel_tools", _parallel_tools)
+code = ScenarioAgent("code", _code)
+error = ScenarioAgent("error", _error)
+state_delta = ScenarioAgent("state_delta", _state_delta)
+long = ScenarioAgent("long", _long)
+unicode = ScenarioAgent("unicode", _unicode)
