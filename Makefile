@@ -36,10 +36,22 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
 
-pytest: $(STAMP)
+pytest: $(STAMP) tests/agui_node/node_modules
 	$(BIN)/python -m pytest -q
 
+# @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
+# Without npm this only warns (the client test itself skips when node is absent).
+tests/agui_node/node_modules: tests/agui_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
+
 test: lint pytest
+
+# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`), also part
+# of `make test`; this target prints it and writes docs/interop.md.
+interop: $(STAMP)
+	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
 
 bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -13,6 +13,8 @@ it does (as metadata-only artifacts).
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -51,17 +53,17 @@ def _call(call_id: str, name: str, args: dict[str, object]) -> ToolCall:
     return ToolCall(id=call_id, function=FunctionCall(name=name, arguments=go_json(args)))
 
 
-def _text() -> list[AgentEvent]:
+def _text(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-text-1", ["Hello", " from", " trpc", "."])
 
 
-def _reasoning() -> list[AgentEvent]:
+def _reasoning(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed(
         "chatcmpl-reason-1", ["The answer", " is 42."], reasoning=["Let me think", " about it."]
     )
 
 
-def _tool() -> list[AgentEvent]:
+def _tool(_: AgentRequest) -> list[AgentEvent]:
     call = _call("call_001", "get_weather", {"city": "Beijing"})
     return [
         *_llm_step(),
@@ -72,7 +74,7 @@ def _tool() -> list[AgentEvent]:
     ]
 
 
-def _parallel_tools() -> list[AgentEvent]:
+def _parallel_tools(_: AgentRequest) -> list[AgentEvent]:
     calls = [
         _call("call_001", "get_weather", {"city": "Beijing"}),
         _call("call_002", "get_weather", {"city": "Shanghai"}),
@@ -92,7 +94,7 @@ def _parallel_tools() -> list[AgentEvent]:
     ]
 
 
-def _code() -> list[AgentEvent]:
+def _code(_: AgentRequest) -> list[AgentEvent]:
     pieces = ["```python\n", "print(6 * 7)\n", "```"]
     return [
         *_llm_step(code_instruction=True),
@@ -102,7 +104,7 @@ def _code() -> list[AgentEvent]:
     ]
 
 
-def _error() -> list[AgentEvent]:
+def _error(_: AgentRequest) -> list[AgentEvent]:
     return [
         *_llm_step(),
         AgentEvent.text_delta("Partial", "chatcmpl-error-1"),
@@ -110,7 +112,7 @@ def _error() -> list[AgentEvent]:
     ]
 
 
-def _state_delta() -> list[AgentEvent]:
+def _state_delta(_: AgentRequest) -> list[AgentEvent]:
     result = AgentEvent.tool_result("call_001", "set_counter", go_json({"ok": True}))
     result.state_delta = {"counter": b"1", "gone": None}
     return [
@@ -122,11 +124,16 @@ def _state_delta() -> list[AgentEvent]:
     ]
 
 
-def _long() -> list[AgentEvent]:
+def _whoami(request: AgentRequest) -> list[AgentEvent]:
+    """Echoes the caller identity the bridge resolved (``X-User-ID``)."""
+    return _streamed("chatcmpl-whoami-1", [f"user={request.user_id}"])
+
+
+def _long(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
 
 
-def _unicode() -> list[AgentEvent]:
+def _unicode(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-unicode-1", ["a<b>&c", " 😀", " 你好"])
 
 
@@ -138,22 +145,31 @@ class ScenarioAgent:
     """
 
     scenario: str
-    script: Callable[[], list[AgentEvent]]
+    script: Callable[[AgentRequest], list[AgentEvent]]
     name: str = "weather-agent"
     description: str = "trpc-a2a-bridge interop scenario agent"
     delay: float = 0.0
     skills: Sequence[Skill] = field(default_factory=tuple)
 
     async def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        for event in self.script():
-            if self.delay:
-                await asyncio.sleep(self.delay)
-            event.author = self.name
-            event.invocation_id = request.invocation_id
-            yield event
+        sent, finished = 0, False
+        try:
+            for event in self.script(request):
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                event.author = self.name
+                event.invocation_id = request.invocation_id
+                yield event
+                sent += 1
+            finished = True
+        finally:
+            # The interop tests read this line to see that a cancel reached the agent,
+            # as they read the Go peer's `run_end` line.
+            line = {"log": "run_end", "scenario": self.scenario, "events": sent}
+            print(json.dumps({**line, "canceled": not finished}), file=sys.stderr, flush=True)
 
 
-SCRIPTS: dict[str, Callable[[], list[AgentEvent]]] = {
+SCRIPTS: dict[str, Callable[[AgentRequest], list[AgentEvent]]] = {
     "text": _text,
     "reasoning": _reasoning,
     "tool": _tool,
@@ -174,3 +190,6 @@ error = ScenarioAgent("error", _error)
 state_delta = ScenarioAgent("state_delta", _state_delta)
 long = ScenarioAgent("long", _long)
 unicode = ScenarioAgent("unicode", _unicode)
+whoami = ScenarioAgent("whoami", _whoami)
+#: ``long`` at the Go peer's default pace (5 ms per chunk): slow enough to cancel midway.
+long_slow = ScenarioAgent("long", _long, delay=0.005)

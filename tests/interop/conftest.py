@@ -1,0 +1,87 @@
+"""The interop matrix: fixtures that build the Go peer, and the report.
+
+Every test of this folder records its cell (scenario, mode, wire, direction) through the
+``cell`` marker; at the end of the session the matrix is printed and, when the whole
+matrix ran (``make interop``), written to ``docs/interop.md``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from peers import GOPEER, SKIP_NO_GO, build_gopeer, go_available
+
+REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
+_CELLS: dict[tuple[str, str], str] = {}  # (row, column) → pass | fail | n/a: reason
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cell(row, column): the interop matrix cell a test fills")
+
+
+@pytest.fixture(scope="session")
+def gopeer() -> Iterator[Path]:
+    if not go_available():
+        pytest.skip(SKIP_NO_GO)
+    yield build_gopeer()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    cell = dict(report.user_properties).get("cell")
+    if cell is None:
+        return
+    if report.when == "call" or report.outcome != "passed":
+        if report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+            _CELLS[cell] = f"n/a ({str(reason).removeprefix('Skipped: ')})"
+        else:
+            _CELLS.setdefault(cell, "pass")
+            if report.failed:
+                _CELLS[cell] = "FAIL"
+
+
+@pytest.fixture(autouse=True)
+def _record_cell(request: pytest.FixtureRequest) -> None:
+    marker = request.node.get_closest_marker("cell")
+    if marker is not None:
+        request.node.user_properties.append(("cell", (marker.args[0], marker.args[1])))
+
+
+def _table() -> str:
+    rows = sorted({row for row, _ in _CELLS})
+    columns = sorted({column for _, column in _CELLS})
+    lines = ["| scenario | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for row in rows:
+        cells = [_CELLS.get((row, column), "—") for column in columns]
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _CELLS:
+        return
+    table = _table()
+    terminalreporter.write_sep("=", "interop matrix")
+    terminalreporter.write_line(table)
+    if os.environ.get("INTEROP_REPORT") != "1":
+        return
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    REPORT.parent.mkdir(exist_ok=True)
+    REPORT.write_text(
+        "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go\n\n"
+        f"Written by `make interop` on {stamp} with the Go peer `{GOPEER.relative_to(REPORT.parents[1])}` "
+        "(trpc-agent-go, see interop/go/README.md).\n\n"
+        "Columns: `go→py` = trpc-agent-go's `A2AAgent` calling the bridge server, compared event by "
+        "event with the same call against trpc-agent-go's own server (ids normalised); "
+        "`py→go` = the bridge's `RemoteAgent` calling trpc-agent-go's server, compared in content with "
+        "the scenario script. `stream` / `unary` = `message/stream` / `message/send`; "
+        "`v0` = A2A 0.2.x/0.3 JSON-RPC wire, `v1` = A2A 1.0 wire.\n\n"
+        f"{table}\n",
+        encoding="utf-8",
+    )
+    terminalreporter.write_line(f"written to {REPORT}")
