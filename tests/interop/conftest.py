@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from peers import GOPEER, SKIP_NO_GO, build_gopeer, go_available
 
 REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
@@ -74,13 +73,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(
         "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go\n\n"
-        f"Written by `make interop` on {stamp} with the Go peer `{GOPEER.relative_to(REPORT.parents[1])}` "
-        "(trpc-agent-go, see interop/go/README.md).\n\n"
-        "Columns: `go→py` = trpc-agent-go's `A2AAgent` calling the bridge server, compared event by "
-        "event with the same call against trpc-agent-go's own server (ids normalised); "
-        "`py→go` = the bridge's `RemoteAgent` calling trpc-agent-go's server, compared in content with "
-        "the scenario script. `stream` / `unary` = `message/stream` / `message/send`; "
-        "`v0` = A2A 0.2.x/0.3 JSON-RPC wire, `v1` = A2A 1.0 wire.\n\n"
+        f"Written by `make interop` on {stamp} with the Go peer "
+        f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md).\n\n"
+        "Columns: `go→py` = trpc-agent-go's `A2AAgent` calling the bridge server, compared "
+        "event by event with the same call against trpc-agent-go's own server (ids "
+        "normalised); `py→go` = the bridge's `RemoteAgent` calling trpc-agent-go's server, "
+        "compared in content with the scenario script. `stream` / `unary` = "
+        "`message/stream` / `message/send`; `v0` = A2A 0.2.x/0.3 JSON-RPC wire, "
+        "`v1` = A2A 1.0 wire.\n\n"
         f"{table}\n",
         encoding="utf-8",
     )
