@@ -16,6 +16,7 @@ from a2a.types import (
     Message,
     Part,
     Role,
+    Task,
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 )
@@ -135,11 +136,31 @@ class PlainStreamEncoder:
         return [completed_status(task_id=self.task_id, context_id=self.context_id)]
 
 
-def plain_answer_message(answer: PlainAnswer, *, context_id: str) -> Message:
-    """The unary plain answer: one agent message with the whole answer text."""
-    return Message(
-        message_id=new_message_id(),
-        context_id=context_id,
-        role=Role.ROLE_AGENT,
-        parts=[Part(text=answer.text())],
-    )
+class PlainUnaryEncoder:
+    """Same interface as :class:`~trpc_bridge.codecs.trpc_encode.UnaryEncoder`: the
+    answer is one agent ``Message`` with the whole text; a terminal error gives a
+    failed (or canceled) ``Task`` whose status message is the error text."""
+
+    def __init__(self) -> None:
+        self.answer = PlainAnswer()
+        self.error: AgentEvent | None = None
+
+    def add(self, event: AgentEvent) -> bool:
+        if event.is_runner_completion():
+            return False
+        if event.is_terminal_error():
+            self.error = event
+            return False
+        self.answer.add(event)
+        return True
+
+    def result(self, *, context_id: str, task_id: str) -> Message | Task:
+        if self.error is not None:
+            frame = _error_frame(self.error, task_id=task_id, context_id=context_id)
+            return Task(id=task_id, context_id=context_id, status=frame.status)
+        return Message(
+            message_id=new_message_id(),
+            context_id=context_id,
+            role=Role.ROLE_AGENT,
+            parts=[Part(text=self.answer.text())],
+        )

@@ -1,0 +1,123 @@
+"""Incremental ``Task`` aggregation for ``tasks/get`` and the task store.
+
+Each frame is applied in O(size of the frame): artifact parts are appended to
+per-artifact lists (consecutive text deltas to a list of string pieces), status and
+metadata are replaced or merged. The ``Task`` proto is only built by
+:meth:`TaskAggregate.snapshot` — on ``tasks/get``, on resubscribe and once at the end.
+
+Artifact semantics follow A2A: ``append`` extends an artifact, otherwise the frame
+replaces it (which is how the full text trpc re-sends after its chunks ends up as the
+artifact's content). Frames without an artifact id (tool results, code execution) each
+become their own artifact. The empty ``lastChunk`` artifact adds nothing but its
+metadata, merged into the task metadata like status-update metadata.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, TaskStatus
+from google.protobuf.struct_pb2 import Struct
+
+from trpc_bridge.codecs.trpc_encode import StreamFrame
+from trpc_bridge.server.states import TERMINAL_STATES
+
+
+@dataclass
+class _TextRun:
+    pieces: list[str]
+    metadata: Struct
+
+
+@dataclass
+class _ArtifactAcc:
+    artifact_id: str
+    metadata: Struct = field(default_factory=Struct)
+    parts: list[Part | _TextRun] = field(default_factory=list)
+
+    def replace(self, update: TaskArtifactUpdateEvent) -> None:
+        self.metadata = Struct()
+        self.metadata.CopyFrom(update.artifact.metadata)
+        self.parts = []
+        self.extend(update)
+
+    def extend(self, update: TaskArtifactUpdateEvent) -> None:
+        for part in update.artifact.parts:
+            last = self.parts[-1] if self.parts else None
+            if part.WhichOneof("content") != "text":
+                self.parts.append(part)
+            elif isinstance(last, _TextRun) and last.metadata == part.metadata:
+                last.pieces.append(part.text)
+            else:
+                self.parts.append(_TextRun([part.text], part.metadata))
+
+    def build(self) -> Artifact:
+        artifact = Artifact(artifact_id=self.artifact_id)
+        if self.metadata:
+            artifact.metadata.CopyFrom(self.metadata)
+        for part in self.parts:
+            if isinstance(part, _TextRun):
+                built = artifact.parts.add(text="".join(part.pieces))
+                if part.metadata:
+                    built.metadata.CopyFrom(part.metadata)
+            else:
+                artifact.parts.append(part)
+        return artifact
+
+
+class TaskAggregate:
+    """The task a stream of frames describes, kept up to date one frame at a time."""
+
+    def __init__(self, *, task_id: str, context_id: str, user_message: Message) -> None:
+        self.task_id = task_id
+        self.context_id = context_id
+        self.status = TaskStatus()
+        self.metadata = Struct()
+        self.history: list[Message] = [user_message]
+        self._artifacts: dict[str, _ArtifactAcc] = {}
+        self._anonymous = 0
+
+    def apply(self, frame: StreamFrame) -> None:
+        if isinstance(frame, TaskArtifactUpdateEvent):
+            self._apply_artifact(frame)
+        elif isinstance(frame, Message):
+            self.history.append(frame)
+        else:
+            self.status.CopyFrom(frame.status)
+            if frame.metadata:
+                self.metadata.MergeFrom(frame.metadata)
+
+    def _apply_artifact(self, update: TaskArtifactUpdateEvent) -> None:
+        artifact_id = update.artifact.artifact_id
+        if update.last_chunk and not update.artifact.parts:
+            if update.metadata:
+                self.metadata.MergeFrom(update.metadata)
+            return
+        if not artifact_id:
+            self._anonymous += 1
+            key = f"\0{self._anonymous}"  # cannot collide with a real artifact id
+        else:
+            key = artifact_id
+        acc = self._artifacts.get(key)
+        if acc is None:
+            acc = self._artifacts[key] = _ArtifactAcc(artifact_id)
+            acc.replace(update)
+        elif update.append:
+            acc.extend(update)
+        else:
+            acc.replace(update)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status.state in TERMINAL_STATES
+
+    def snapshot(self, history_length: int | None = None) -> Task:
+        task = Task(id=self.task_id, context_id=self.context_id, status=self.status)
+        history = self.history
+        if history_length is not None and history_length > 0:
+            history = history[-history_length:]
+        task.history.extend(history)
+        task.artifacts.extend(acc.build() for acc in self._artifacts.values())
+        if self.metadata:
+            task.metadata.CopyFrom(self.metadata)
+        return task

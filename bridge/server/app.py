@@ -1,0 +1,228 @@
+"""``BridgeServer``: a Python :class:`~trpc_bridge.agent.Agent` served over A2A the way
+trpc-agent-go serves its agents — JSON-RPC 0.3 and 1.0 on one URL, REST, gRPC — with the
+agent card at both well-known paths.
+
+Library use::
+
+    async with BridgeServer(agent) as server:        # free loopback ports
+        print(server.jsonrpc_url, server.grpc_address)
+        ...                                          # call it with any A2A client
+
+    app = BridgeServer(agent).starlette_app()        # ASGI app, e.g. for httpx.ASGITransport
+
+    await BridgeServer(agent, ServerOptions(port=8080, grpc_port=50051)).serve()
+
+``ServerOptions`` holds the ports (``0`` = pick a free one, ``None`` for gRPC = no gRPC),
+the negotiation policy, the trpc encoding options, the task store URL (empty = in
+memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
+``DatabaseTaskStore``), the request size limit and an optional base path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import grpc
+import uvicorn
+from a2a.server.request_handlers import GrpcHandler
+from a2a.server.routes import (
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
+from a2a.types import AgentCard, a2a_pb2_grpc
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute
+
+from trpc_bridge.agent import Agent
+from trpc_bridge.codecs.trpc_encode import EncodeOptions
+from trpc_bridge.codecs.trpc_request import Negotiation
+from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
+from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    host: str = "127.0.0.1"
+    #: HTTP port; 0 = a free port.
+    port: int = 0
+    #: gRPC (A2A 1.0) port; 0 = a free port; None = no gRPC server.
+    grpc_port: int | None = 0
+    negotiation: Negotiation = Negotiation.AUTO
+    encode: EncodeOptions = field(default_factory=EncodeOptions)
+    #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
+    task_store: str = ""
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    #: Path prefix of every route (e.g. ``/agents/weather``); empty = root.
+    base_path: str = ""
+    coalesce_after: int = DEFAULT_COALESCE_AFTER
+    #: The URL written into the card when not serving (``starlette_app`` alone).
+    public_url: str = ""
+
+
+def _database_url(url: str) -> str:
+    """Plain ``sqlite://`` / ``postgresql://`` URLs get their async driver."""
+    if url.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + url.removeprefix("sqlite://")
+    if url.startswith("postgresql://"):
+        return "postgresql+asyncpg://" + url.removeprefix("postgresql://")
+    return url
+
+
+def make_task_store(url: str) -> TaskStore:
+    """In-memory for ``""``/``memory``, else a2a-sdk's SQL store (tables created lazily)."""
+    if url in ("", "memory"):
+        return InMemoryTaskStore()
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    return DatabaseTaskStore(create_async_engine(_database_url(url)))
+
+
+class BridgeServer:
+    """Serves ``agent`` over JSON-RPC (0.3 + 1.0), REST and gRPC. See the module doc."""
+
+    def __init__(self, agent: Agent, options: ServerOptions | None = None) -> None:
+        self.agent = agent
+        self.options = options or ServerOptions()
+        self.task_store = make_task_store(self.options.task_store)
+        self.handler = BridgeRequestHandler(
+            agent,
+            task_store=self.task_store,
+            options=HandlerOptions(
+                encode=self.options.encode,
+                negotiation=self.options.negotiation,
+                coalesce_after=self.options.coalesce_after,
+            ),
+        )
+        self.base_path = self.options.base_path.rstrip("/")
+        self.http_port = self.options.port
+        self.grpc_port = self.options.grpc_port
+        self._uvicorn: uvicorn.Server | None = None
+        self._http_task: asyncio.Task[None] | None = None
+        self._grpc: grpc.aio.Server | None = None
+
+    # --- addresses ------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self.options.public_url and self._http_task is None:
+            return self.options.public_url.rstrip("/")
+        return f"http://{self.options.host}:{self.http_port}{self.base_path}"
+
+    @property
+    def jsonrpc_url(self) -> str:
+        return f"{self.base_url}/"
+
+    @property
+    def rest_url(self) -> str:
+        return self.base_url
+
+    @property
+    def card_url(self) -> str:
+        return f"{self.base_url}{CARD_PATHS[0]}"
+
+    @property
+    def grpc_address(self) -> str:
+        return f"{self.options.host}:{self.grpc_port}" if self._grpc is not None else ""
+
+    def agent_card(self) -> AgentCard:
+        return build_agent_card(self.agent, base_url=self.base_url, grpc_address=self.grpc_address)
+
+    # --- ASGI -----------------------------------------------------------------------
+
+    def _jsonrpc_paths(self) -> list[str]:
+        return [self.base_path, f"{self.base_path}/"] if self.base_path else ["/"]
+
+    def starlette_app(self) -> Starlette:
+        """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
+        because the SDK's REST routes end with a catch-all mount)."""
+        card = self.agent_card()
+        routes: list[BaseRoute] = []
+        for path in CARD_PATHS:
+            routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
+        for path in self._jsonrpc_paths():
+            routes.extend(
+                create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
+            )
+        routes.extend(
+            create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
+        )
+        limits = Middleware(
+            RequestLimits,
+            max_bytes=self.options.max_request_bytes,
+            jsonrpc_paths=self._jsonrpc_paths(),
+        )
+        return Starlette(routes=routes, middleware=[limits])
+
+    # --- serving --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop."""
+        host = self.options.host
+        if self.grpc_port is not None:
+            self._grpc = grpc.aio.server(
+                options=[("grpc.max_receive_message_length", self.options.max_request_bytes)]
+            )
+            a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+                GrpcHandler(self.handler), self._grpc
+            )
+            self.grpc_port = self._grpc.add_insecure_port(f"{host}:{self.grpc_port}")
+            await self._grpc.start()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, self.options.port))
+        self.http_port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.starlette_app(),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+        )
+        self._uvicorn = uvicorn.Server(config)
+        self._http_task = asyncio.create_task(self._uvicorn.serve(sockets=[sock]))
+        while not self._uvicorn.started:
+            if self._http_task.done():
+                await self._http_task  # re-raises the startup error
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        if self._uvicorn is not None and self._http_task is not None:
+            self._uvicorn.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._http_task
+        if self._grpc is not None:
+            await self._grpc.stop(grace=1)
+        engine = getattr(self.task_store, "engine", None)
+        if engine is not None:
+            await engine.dispose()
+
+    async def serve(self) -> None:
+        """Start and run until cancelled (Ctrl-C)."""
+        await self.start()
+        try:
+            assert self._http_task is not None
+            await self._http_task
+        finally:
+            await self.stop()
+
+    async def __aenter__(self) -> BridgeServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()

@@ -1,0 +1,103 @@
+"""Per-subscriber delivery buffer: unbounded, ordered, lossless, coalescing.
+
+a2a-sdk's request path gives each stream a 1,024-event queue and silently drops a
+consumer that falls behind. Here a slow consumer never loses anything: its buffer
+grows, and once it holds more than ``coalesce_after`` frames, each new text delta that
+continues the buffer's last frame (same artifact, ``append``, same metadata, one text
+part with the same part metadata) is merged into it instead of queued. The merged frame
+carries the concatenated text, so what the consumer reads is the same text, in order,
+in fewer frames. A consumer that keeps up sees every frame as produced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+
+from a2a.types import TaskArtifactUpdateEvent
+
+from trpc_bridge.codecs.trpc_encode import StreamFrame
+
+#: Frames a subscriber may hold before deltas start to be merged.
+DEFAULT_COALESCE_AFTER = 32
+
+
+def _single_text(frame: StreamFrame) -> bool:
+    return (
+        isinstance(frame, TaskArtifactUpdateEvent)
+        and not frame.last_chunk
+        and len(frame.artifact.parts) == 1
+        and frame.artifact.parts[0].WhichOneof("content") == "text"
+    )
+
+
+@dataclass
+class _Pending:
+    frame: StreamFrame
+    #: Text pieces of a coalescible delta; joined when the frame is delivered.
+    texts: list[str] | None = field(default=None)
+
+    def continues_with(self, frame: TaskArtifactUpdateEvent) -> bool:
+        mine = self.frame
+        return (
+            self.texts is not None
+            and isinstance(mine, TaskArtifactUpdateEvent)
+            and frame.append
+            and frame.artifact.artifact_id == mine.artifact.artifact_id
+            and frame.metadata == mine.metadata
+            and frame.artifact.parts[0].metadata == mine.artifact.parts[0].metadata
+        )
+
+    def materialise(self) -> StreamFrame:
+        if self.texts is None or len(self.texts) == 1:
+            return self.frame
+        merged = TaskArtifactUpdateEvent()
+        merged.CopyFrom(self.frame)  # the original is shared with other subscribers
+        merged.artifact.parts[0].text = "".join(self.texts)
+        return merged
+
+
+class Subscriber:
+    """One consumer of a live task's frames."""
+
+    def __init__(self, coalesce_after: int = DEFAULT_COALESCE_AFTER) -> None:
+        self._items: deque[_Pending] = deque()
+        self._ready = asyncio.Event()
+        self._closed = False
+        self._coalesce_after = coalesce_after
+        #: Frames merged into earlier ones (observability and tests).
+        self.coalesced = 0
+
+    def push(self, frame: StreamFrame) -> None:
+        if self._closed:
+            return
+        if _single_text(frame):
+            assert isinstance(frame, TaskArtifactUpdateEvent)
+            if len(self._items) > self._coalesce_after and self._items[-1].continues_with(frame):
+                texts = self._items[-1].texts
+                assert texts is not None
+                texts.append(frame.artifact.parts[0].text)
+                self.coalesced += 1
+                return
+            self._items.append(_Pending(frame, [frame.artifact.parts[0].text]))
+        else:
+            self._items.append(_Pending(frame))
+        self._ready.set()
+
+    def close(self) -> None:
+        """No more frames will come; the consumer drains what is buffered."""
+        self._closed = True
+        self._ready.set()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    async def next(self) -> StreamFrame | None:
+        """The next frame, or ``None`` once closed and drained."""
+        while not self._items:
+            if self._closed:
+                return None
+            self._ready.clear()
+            await self._ready.wait()
+        return self._items.popleft().materialise()
