@@ -1,0 +1,151 @@
+"""``POST /agui`` over real HTTP: httpx against the ASGI app, uvicorn on loopback for
+disconnects, and ``@ag-ui/client`` (Node) whose own verification must accept the stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agui_checks import check_sequence
+from agui_showcase import ShowcaseAgent, loopback
+from starlette.applications import Starlette
+
+from trpc_bridge.agui_endpoint import agui_routes
+
+NODE_HARNESS = Path(__file__).parent / "agui_node"
+
+
+def run_input(text: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "threadId": "thread-1",
+        "runId": "run-1",
+        "messages": [{"id": "m1", "role": "user", "content": text}],
+        **extra,
+    }
+
+
+def sse_events(body: str) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[len("data: ") :]) for line in body.splitlines() if line.startswith("data: ")
+    ]
+
+
+def client_for(agent: ShowcaseAgent) -> httpx.AsyncClient:
+    app = Starlette(routes=agui_routes(agent))
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bridge")
+
+
+async def test_showcase_stream_is_valid_and_carries_the_request() -> None:
+    agent = ShowcaseAgent()
+    async with client_for(agent) as client:
+        response = await client.post(
+            "/agui", json=run_input("weather?"), headers={"X-User-ID": "alice"}
+        )
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(response.text)
+    text = check_sequence(events)
+    assert text == {"resp-1": "Let me check.", "resp-2": "It is 20°C (68°F) at 10:30."}
+    types = {e["type"] for e in events}
+    assert {
+        "REASONING_MESSAGE_CONTENT",
+        "TOOL_CALL_RESULT",
+        "ACTIVITY_DELTA",
+        "STATE_DELTA",
+    } <= types
+    assert events[-1]["type"] == "RUN_FINISHED"
+    [request] = agent.requests
+    assert (request.text, request.context_id, request.invocation_id, request.user_id) == (
+        "weather?",
+        "thread-1",
+        "run-1",
+        "alice",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "code"),
+    [("error", "upstream model overloaded", "503"), ("raise", "agent crashed", "RuntimeError")],
+)
+async def test_failures_close_everything_then_run_error(text: str, message: str, code: str) -> None:
+    async with client_for(ShowcaseAgent()) as client:
+        response = await client.post("/agui", json=run_input(text))
+    events = sse_events(response.text)
+    check_sequence(events)
+    assert events[-1] == {"type": "RUN_ERROR", "message": message, "code": code}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json",
+        b"[]",
+        b'{"threadId": "t"}',
+        b'{"threadId": "t", "runId": "r", "messages": [{"role": "robot"}]}',
+    ],
+)
+async def test_invalid_run_input_is_http_400_json(body: bytes) -> None:
+    async with client_for(ShowcaseAgent()) as client:
+        response = await client.post(
+            "/agui", content=body, headers={"content-type": "application/json"}
+        )
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid RunAgentInput"
+    assert isinstance(response.json()["detail"], list)
+
+
+async def test_state_keys_from_the_input_can_be_removed() -> None:
+    async with client_for(ShowcaseAgent()) as client:
+        response = await client.post("/agui", json=run_input("hi", state={"gone": 1}))
+    [delta] = [e for e in sse_events(response.text) if e["type"] == "STATE_DELTA"]
+    assert {"op": "remove", "path": "/gone"} in delta["delta"]
+
+
+async def test_client_disconnect_closes_the_agent_iterator() -> None:
+    agent = ShowcaseAgent()
+    async with loopback(agui_routes(agent)) as base, httpx.AsyncClient() as client:
+        async with client.stream("POST", f"{base}/agui", json=run_input("hang")) as response:
+            async for line in response.aiter_lines():
+                if "TEXT_MESSAGE_CONTENT" in line:
+                    break
+        # Generous bound for a loaded machine: this is liveness, not speed.
+        await asyncio.wait_for(agent.closed.wait(), timeout=30)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+@pytest.mark.parametrize("text", ["weather?", "error", "raise"])
+async def test_agui_client_verification_accepts_the_stream(text: str) -> None:
+    assert (NODE_HARNESS / "node_modules" / "@ag-ui" / "client").is_dir(), (
+        "run `make tests/agui_node/node_modules` (npm ci) first"
+    )
+    async with loopback(agui_routes(ShowcaseAgent())) as base:
+        node = await asyncio.create_subprocess_exec(
+            "node",
+            str(NODE_HARNESS / "run.mjs"),
+            f"{base}/agui",
+            text,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await node.communicate()
+    summary = json.loads(out)
+    assert summary["ok"], (summary["error"], err.decode())
+    assert summary["warnings"] == []
+    assert summary["types"][0] == "RUN_STARTED"
+    if text == "weather?":
+        assert summary["types"][-1] == "RUN_FINISHED"
+        by_id = {m["id"]: m for m in summary["messages"]}
+        assert by_id["resp-2"]["content"] == "It is 20°C (68°F) at 10:30."
+        assert by_id["reasoning-resp-1"]["role"] == "reasoning"
+        assert [c["id"] for c in by_id["resp-1"]["toolCalls"]] == ["call_w", "call_t"]
+        assert by_id["result-call_w"]["role"] == "tool"
+        activity = next(m for m in summary["messages"] if m["role"] == "activity")
+        assert activity["content"] == {"code": "print(20 * 9 / 5 + 32)", "output": "68.0\n"}
+        assert summary["state"] == {"units": "C", "last_city": "Beijing"}
+    else:
+        assert summary["types"][-1] == "RUN_ERROR"
