@@ -20,4 +20,60 @@ def main() -> None:
     app()
 
 
+@app.callback()
+def _root() -> None:
+    """Keeps every command a subcommand (typer promotes a lone command to the root)."""
+
+
 # Commands are registered below by the modules that own them (serve: server, call: client).
+
+
+@app.command()
+def serve(
+    agent: str = typer.Option(
+        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
+    ),
+    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
+    port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, card); 0 = any free port."),
+    grpc_port: int = typer.Option(50051, help="gRPC (A2A 1.0) port; 0 = any free, -1 = off."),
+    negotiation: str = typer.Option(
+        "auto", help="auto: trpc encoding iff the request declares the spec version; always; never."
+    ),
+    task_store: str = typer.Option(
+        "", help="Task store URL: empty = memory, sqlite:///x.db, postgresql+asyncpg://…"
+    ),
+    max_request_bytes: int = typer.Option(10 * 1024 * 1024, help="Largest accepted request body."),
+) -> None:
+    """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
+    import asyncio
+    import contextlib
+
+    from trpc_bridge.codecs.trpc_request import Negotiation
+    from trpc_bridge.server import BridgeServer, ServerOptions
+    from trpc_bridge.server.loader import load_agent
+
+    options = ServerOptions(
+        host=host,
+        port=port,
+        grpc_port=None if grpc_port < 0 else grpc_port,
+        negotiation=Negotiation(negotiation),
+        task_store=task_store,
+        max_request_bytes=max_request_bytes,
+    )
+    server = BridgeServer(load_agent(agent), options)
+
+    async def run() -> None:
+        await server.start()
+        typer.echo(f"agent     {server.agent.name}")
+        typer.echo(f"JSON-RPC  {server.jsonrpc_url}  (A2A 0.3 and 1.0)")
+        typer.echo(f"REST      {server.rest_url}")
+        if server.grpc_address:
+            typer.echo(f"gRPC      {server.grpc_address}  (A2A 1.0)")
+        typer.echo(f"card      {server.card_url}")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await server.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
