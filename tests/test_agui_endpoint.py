@@ -16,6 +16,7 @@ from agui_showcase import ShowcaseAgent, loopback
 from starlette.applications import Starlette
 
 from trpc_bridge.agui_endpoint import agui_routes
+from trpc_bridge.server import BridgeServer
 
 NODE_HARNESS = Path(__file__).parent / "agui_node"
 
@@ -149,3 +150,13 @@ async def test_agui_client_verification_accepts_the_stream(text: str) -> None:
         assert summary["state"] == {"units": "C", "last_city": "Beijing"}
     else:
         assert summary["types"][-1] == "RUN_ERROR"
+
+
+async def test_bridge_server_serves_agui_next_to_a2a() -> None:
+    agent = ShowcaseAgent()
+    async with BridgeServer(agent) as server, httpx.AsyncClient() as client:
+        card = await client.get(server.card_url)
+        response = await client.post(f"{server.base_url}/agui", json=run_input("weather?"))
+    assert card.status_code == 200
+    assert response.status_code == 200
+    check_sequence(sse_events(response.text))

@@ -41,6 +41,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
+from trpc_bridge.agui_endpoint import agui_routes
 from trpc_bridge.codecs.trpc_encode import EncodeOptions
 from trpc_bridge.codecs.trpc_request import Negotiation
 from trpc_bridge.server.card import build_agent_card
@@ -154,6 +155,8 @@ class BridgeServer:
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
             )
+        # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
+        routes.extend(agui_routes(self.agent, path=f"{self.base_path}/agui"))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
