@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.server import BridgeServer
+
+
+@pytest.fixture
+async def demo_server() -> AsyncIterator[BridgeServer]:
+    async with BridgeServer(demo_agent()) as server:
+        yield server

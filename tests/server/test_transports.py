@@ -1,0 +1,94 @@
+"""The demo agent through a2a-sdk clients on every transport the bridge serves."""
+
+from __future__ import annotations
+
+import pytest
+from a2a.types import GetTaskRequest, TaskState
+from google.protobuf.json_format import MessageToDict
+
+from tests.server.helpers import TRANSPORTS, as_user, collect, sdk_client, user_message
+from trpc_bridge.server import BridgeServer
+
+
+def _parts(responses: list) -> list[dict]:
+    parts = []
+    for r in responses:
+        if r.HasField("artifact_update"):
+            parts.extend(MessageToDict(p) for p in r.artifact_update.artifact.parts)
+    return parts
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+async def test_streaming_run(demo_server: BridgeServer, transport: str) -> None:
+    client = await sdk_client(demo_server.agent_card(), transport, streaming=True)
+    responses = await collect(client, user_message("weather in Shanghai"))
+    first, last = responses[0], responses[-1]
+    assert first.status_update.status.state == TaskState.TASK_STATE_SUBMITTED
+    assert dict(first.status_update.metadata)["adk_user_id"] == "alice"
+    assert last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    final_chunk = responses[-2].artifact_update
+    assert final_chunk.last_chunk and not final_chunk.artifact.parts
+    parts = _parts(responses)
+    calls = [p for p in parts if p.get("metadata", {}).get("type") == "function_call"]
+    assert calls[0]["data"]["args"] == '{"city": "Shanghai"}'  # the verbatim string
+    results = [p for p in parts if p.get("metadata", {}).get("type") == "function_response"]
+    assert "24" in results[0]["data"]["response"]
+    thoughts = [p["text"] for p in parts if p.get("metadata", {}).get("thought") is True]
+    assert "".join(thoughts).startswith("The user asks about the weather in Shanghai")
+    task_id = first.status_update.task_id
+    task = await client.get_task(GetTaskRequest(id=task_id), context=as_user("alice"))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    answer = [a for a in task.artifacts if a.parts and a.parts[0].text.startswith("It is")]
+    assert answer[0].parts[0].text == "It is 24°C in Shanghai."  # full text replaced chunks
+    assert dict(answer[0].metadata)["object_type"] == "chat.completion"
+    await client.close()
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+async def test_unary_run(demo_server: BridgeServer, transport: str) -> None:
+    client = await sdk_client(demo_server.agent_card(), transport, streaming=False)
+    (response,) = await collect(client, user_message("weather in Paris"))
+    task = response.task
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert task.artifacts[0].parts[0].text == "It is 14°C in Paris."
+    kinds = [dict(m.parts[0].metadata).get("type") for m in task.history]
+    assert kinds == ["function_call", "function_response"]
+    await client.close()
+
+
+@pytest.mark.parametrize("transport", list(TRANSPORTS))
+async def test_code_and_failure(demo_server: BridgeServer, transport: str) -> None:
+    client = await sdk_client(demo_server.agent_card(), transport, streaming=True)
+    responses = await collect(client, user_message("run some code"))
+    parts = _parts(responses)
+    kinds = [p.get("metadata", {}).get("type") for p in parts]
+    assert "executable_code" in kinds and "code_execution_result" in kinds
+    result = next(p for p in parts if p.get("metadata", {}).get("type") == "code_execution_result")
+    assert result["data"] == {"outcome": "", "output": "42\n"}
+
+    failed = await collect(client, user_message("please fail"))
+    status = failed[-1].status_update
+    assert status.status.state == TaskState.TASK_STATE_FAILED
+    metadata = MessageToDict(status.metadata)
+    assert metadata["error_code"] == "DEMO_FAILURE"
+    assert metadata["error_type"] == "api_error" and metadata["task_state"] == "failed"
+    assert status.status.message.parts[0].text == "the demo agent was asked to fail"
+    await client.close()
+
+
+async def test_negotiation_auto_gives_plain_a2a_without_version(
+    demo_server: BridgeServer,
+) -> None:
+    client = await sdk_client(demo_server.agent_card(), "jsonrpc-1.0", streaming=True)
+    plain = await collect(client, user_message("weather in Paris", trpc=False))
+    parts = _parts(plain)
+    assert all("metadata" not in p for p in parts)  # no thoughts, tools, trpc keys
+    assert "".join(p["text"] for p in parts) == "It is 14°C in Paris."
+    assert all(not r.artifact_update.metadata for r in plain if r.HasField("artifact_update"))
+    assert plain[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+    unary = await sdk_client(demo_server.agent_card(), "jsonrpc-1.0", streaming=False)
+    (response,) = await collect(unary, user_message("weather in Paris", trpc=False))
+    assert [p.text for p in response.message.parts] == ["It is 14°C in Paris."]
+    await client.close()
+    await unary.close()
