@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trpc_bridge.aggregate import Aggregator, aggregate
 from trpc_bridge.codecs.trpc_decode import decode_stream
-from trpc_bridge.events import AgentEvent, ToolCall
+from trpc_bridge.events import AgentEvent, FunctionCall, ToolCall
 
 VECTORS = Path(__file__).parent / "vectors"
 
@@ -71,5 +71,5 @@ def test_streamed_tool_call_pieces_join_by_call_id() -> None:
         )
     (message,) = aggregate([piece, rest])
     assert message.tool_calls == [
-        ToolCall(id="c1", function={"name": "f", "arguments": '{"a":1}'})  # type: ignore[arg-type]
+        ToolCall(id="c1", function=FunctionCall(name="f", arguments='{"a":1}'))
     ]

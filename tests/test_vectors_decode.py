@@ -133,7 +133,8 @@ def _as_v10(frame: dict[str, Any]) -> dict[str, Any] | None:
         )
     except ValueError:
         return None
-    return MessageToDict(conversions.to_core_stream_response(wrapped))
+    as_v10: dict[str, Any] = MessageToDict(conversions.to_core_stream_response(wrapped))
+    return as_v10
 
 
 @pytest.mark.parametrize(("name", "case"), DECODE_CASES, ids=[n for n, _ in DECODE_CASES])

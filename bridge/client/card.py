@@ -1,0 +1,183 @@
+"""Agent-card discovery and the choice of transport.
+
+trpc-agent-go's servers publish a 0.3-era card without ``protocolVersion`` (some
+libraries write ``0.2.5``) at both well-known paths; a2a-sdk's publish 1.0 cards with
+``supportedInterfaces`` (plus the 0.3 fields when they also speak 0.3) at
+``agent-card.json`` only. The client reads both, the way trpc's client looks them up:
+``agent-card.json`` first, then ``agent.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import httpx
+from a2a.client.card_resolver import parse_agent_card
+from a2a.types import AgentCard
+from google.protobuf.json_format import ParseError
+
+from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
+from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+Binding = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
+#: CLI / API transport names → card protocol bindings.
+TRANSPORTS: dict[str, Binding] = {"jsonrpc": "JSONRPC", "rest": "HTTP+JSON", "grpc": "GRPC"}
+_BINDING_RANK: dict[str, int] = {"JSONRPC": 0, "HTTP+JSON": 1, "GRPC": 2}
+
+
+class RemoteAgentError(RuntimeError):
+    """The remote agent cannot be used: no card, an unusable card, no matching transport."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str
+    binding: Binding
+    #: ``"1.0"`` or ``"0.3"`` (every pre-1.0 version speaks the 0.3 wire).
+    version: str
+
+
+def _version(value: Any) -> str:
+    text = as_str(value).strip()
+    major = text.split(".", 1)[0]
+    return "1.0" if major.isdigit() and int(major) >= 1 else "0.3"
+
+
+def _below_0_3(version: str) -> bool:
+    """No version at all (trpc-a2a-go's card) or an older one such as ``0.2.5``."""
+    try:
+        major, minor = (int(x) for x in [*version.split("."), "0"][:2])
+    except ValueError:
+        return True
+    return (major, minor) < (0, 3)
+
+
+def _absolute(url: str, base: str) -> str:
+    if not url:
+        return base
+    if "://" not in url:  # trpc's NormalizeURL: schemeless hosts are http
+        return "http://" + url
+    return url
+
+
+def _binding(value: Any) -> Binding | None:
+    name = as_str(value).upper()
+    for binding in _BINDING_RANK:
+        if name == binding:
+            return binding  # type: ignore[return-value]
+    return None
+
+
+@dataclass(frozen=True)
+class ResolvedCard:
+    """A fetched card, read liberally, with what the client needs from it."""
+
+    raw: dict[str, Any]
+    name: str
+    description: str
+    streaming: bool
+    #: The card declares the ``trpc-a2a-version`` extension.
+    trpc_dialect: bool
+    #: No ``protocolVersion`` or one below 0.3: a trpc-a2a-go (0.2.5-era) server.
+    legacy: bool
+    endpoints: tuple[Endpoint, ...]
+
+    @classmethod
+    def read(cls, data: Any, base_url: str) -> ResolvedCard:
+        card = as_map(data)
+        if not card or not as_str(card.get("name")):
+            raise RemoteAgentError(f"not an agent card (no name) at {base_url}")
+        declared = as_str(card.get("protocolVersion"))
+        legacy = not as_list(card.get("supportedInterfaces")) and _below_0_3(declared)
+        capabilities = as_map(card.get("capabilities"))
+        extensions = as_list(capabilities.get("extensions"))
+        return cls(
+            raw=dict(card),
+            name=as_str(card.get("name")),
+            description=as_str(card.get("description")),
+            streaming=capabilities.get("streaming") is True,
+            trpc_dialect=any(as_map(e).get("uri") == CARD_EXTENSION_URI for e in extensions),
+            legacy=legacy,
+            endpoints=_endpoints(card, base_url, legacy),
+        )
+
+    def choose(self, transport: str | None = None) -> Endpoint:
+        """The endpoint to call: ``transport`` (jsonrpc / rest / grpc) if given, else the
+        best the card offers — 1.0 before 0.3, then JSON-RPC, REST, gRPC."""
+        wanted = TRANSPORTS.get(transport.lower()) if transport else None
+        if transport and wanted is None:
+            raise RemoteAgentError(f"unknown transport {transport!r} (jsonrpc, rest or grpc)")
+        candidates = [e for e in self.endpoints if wanted is None or e.binding == wanted]
+        if not candidates:
+            offered = ", ".join(sorted({e.binding for e in self.endpoints})) or "none"
+            raise RemoteAgentError(
+                f"{self.name}: no {wanted} endpoint on the card (offers {offered})"
+            )
+        return min(candidates, key=lambda e: (e.version != "1.0", _BINDING_RANK[e.binding]))
+
+    def sdk_card(self, endpoint: Endpoint) -> AgentCard:
+        """The card as a2a-sdk's client factory needs it: only ``endpoint``, with a version
+        the factory accepts (it rejects ``0.2.5`` and treats a missing one as 0.3)."""
+        data = copy.deepcopy(self.raw)
+        for key in ("url", "preferredTransport", "protocolVersion", "additionalInterfaces"):
+            data.pop(key, None)
+        data["supportedInterfaces"] = [
+            {
+                "url": endpoint.url,
+                "protocolBinding": endpoint.binding,
+                "protocolVersion": endpoint.version,
+            }
+        ]
+        try:
+            return parse_agent_card(data)
+        except (ParseError, ValueError) as exc:
+            raise RemoteAgentError(f"{self.name}: unusable agent card: {exc}") from exc
+
+
+def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
+    found: list[Endpoint] = []
+    for entry in as_list(card.get("supportedInterfaces")):
+        iface = as_map(entry)
+        binding = _binding(iface.get("protocolBinding") or iface.get("transport"))
+        if binding is not None:
+            url = _absolute(as_str(iface.get("url")), base_url)
+            found.append(Endpoint(url, binding, _version(iface.get("protocolVersion"))))
+    version = _version(card.get("protocolVersion"))
+    main = _binding(card.get("preferredTransport") or "JSONRPC")
+    url = _absolute(as_str(card.get("url")), base_url)
+    if legacy and not urlsplit(url).path.endswith("/"):
+        url += "/"  # trpc's client posts to "<card url>/": Go's ServeMux pattern is "<base>/"
+    if main is not None and (card.get("url") or not found):
+        found.append(Endpoint(url, main, version))
+    for entry in as_list(card.get("additionalInterfaces")):
+        iface = as_map(entry)
+        binding = _binding(iface.get("transport"))
+        if binding is not None:
+            found.append(Endpoint(_absolute(as_str(iface.get("url")), base_url), binding, version))
+    return tuple(dict.fromkeys(found))  # the 0.3 fields often repeat an interface
+
+
+async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
+    """GET ``<url>/.well-known/agent-card.json``, falling back to ``agent.json``."""
+    base = _absolute(url.rstrip("/"), url)
+    failures: list[str] = []
+    for path in CARD_PATHS:
+        try:
+            response = await http.get(base + path)
+        except httpx.HTTPError as exc:
+            raise RemoteAgentError(f"cannot reach {base}: {exc or type(exc).__name__}") from exc
+        if response.status_code != 200:
+            failures.append(f"{path}: HTTP {response.status_code}")
+            continue
+        try:
+            data = response.json()
+        except ValueError:
+            failures.append(f"{path}: not JSON")
+            continue
+        return ResolvedCard.read(data, base)
+    raise RemoteAgentError(f"no agent card at {base} ({'; '.join(failures)})")

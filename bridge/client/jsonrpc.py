@@ -1,0 +1,162 @@
+"""A2A JSON-RPC over httpx, for both wire versions, with our own SSE reader.
+
+Why not a2a-sdk's client here: it stops reading a stream at the first ``message`` frame
+(trpc's message-mode streams send many), rejects ``"parts": null`` and cards with
+``protocolVersion: 0.2.5``, and reads with a 5 s timeout by default. This reader keeps
+every frame, leaves parsing to the liberal decoder, and has no read timeout unless one
+is configured.
+
+0.3 (trpc-agent-go's v0 servers, a2a-sdk's compat layer): slash methods, ``kind`` JSON,
+no ``A2A-Version`` header. 1.0: PascalCase methods, ProtoJSON, ``A2A-Version: 1.0``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+import httpx
+from a2a.compat.v0_3.conversions import to_compat_message
+from a2a.types import Message
+from google.protobuf.json_format import MessageToDict
+
+from trpc_bridge.client.card import Endpoint
+from trpc_bridge.client.sse import read_events
+from trpc_bridge.client.transport import RemoteCallError
+
+_METHODS = {
+    "0.3": {
+        "stream": "message/stream",
+        "send": "message/send",
+        "get": "tasks/get",
+        "cancel": "tasks/cancel",
+    },
+    "1.0": {
+        "stream": "SendStreamingMessage",
+        "send": "SendMessage",
+        "get": "GetTask",
+        "cancel": "CancelTask",
+    },
+}
+
+
+def _message_json(message: Message, version: str) -> dict[str, Any]:
+    if version == "0.3":
+        return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
+    as_dict: dict[str, Any] = MessageToDict(message)
+    return as_dict
+
+
+def _result(envelope: Any, method: str) -> Any:
+    """The ``result`` of a JSON-RPC response, or :class:`RemoteCallError`."""
+    if not isinstance(envelope, Mapping):
+        raise RemoteCallError(f"{method}: response is not a JSON-RPC object")
+    error = envelope.get("error")
+    if error is not None:
+        err = error if isinstance(error, Mapping) else {"message": error}
+        raise RemoteCallError(
+            f"{method}: error {err.get('code', '')} {err.get('message', '')}".strip()
+        )
+    if "result" not in envelope:
+        raise RemoteCallError(f"{method}: response has neither result nor error")
+    return envelope["result"]
+
+
+class JsonRpcTransport:
+    def __init__(self, http: httpx.AsyncClient, endpoint: Endpoint) -> None:
+        self._http = http
+        self._endpoint = endpoint
+        self._methods = _METHODS[endpoint.version]
+        self._version_headers = {"A2A-Version": "1.0"} if endpoint.version == "1.0" else {}
+
+    def _body(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "jsonrpc": "2.0",
+            "id": str(uuid.uuid4()),
+            "method": self._methods[kind],
+            "params": params,
+        }
+
+    def _headers(self, headers: Mapping[str, str], accept: str) -> dict[str, str]:
+        return {**self._version_headers, **headers, "Accept": accept}
+
+    async def _call(self, kind: str, params: dict[str, Any], headers: Mapping[str, str]) -> Any:
+        method = self._methods[kind]
+        try:
+            response = await self._http.post(
+                self._endpoint.url,
+                json=self._body(kind, params),
+                headers=self._headers(headers, "application/json"),
+            )
+        except httpx.HTTPError as exc:
+            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+        try:
+            envelope = response.json()
+        except ValueError:
+            raise RemoteCallError(f"{method}: HTTP {response.status_code}, not JSON") from None
+        return _result(envelope, method)
+
+    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
+        return await self._call(
+            "send", {"message": _message_json(message, self._endpoint.version)}, headers
+        )
+
+    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
+        return await self._call("get", {"id": task_id}, headers)
+
+    async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
+        await self._call("cancel", {"id": task_id}, headers)
+
+    async def stream(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> AsyncGenerator[Any, None]:
+        method = self._methods["stream"]
+        body = self._body("stream", {"message": _message_json(message, self._endpoint.version)})
+        request = self._http.build_request(
+            "POST",
+            self._endpoint.url,
+            json=body,
+            headers=self._headers(headers, "text/event-stream"),
+        )
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+        try:
+            content_type = response.headers.get("content-type", "")
+            if not content_type.startswith("text/event-stream"):
+                # An error before the stream started comes back as plain JSON.
+                await response.aread()
+                try:
+                    envelope = response.json()
+                except ValueError:
+                    raise RemoteCallError(
+                        f"{method}: HTTP {response.status_code} ({content_type or 'no type'})"
+                    ) from None
+                yield _result(envelope, method)  # a server may answer with a single result
+                return
+            async for event in read_events(response.aiter_lines()):
+                try:
+                    envelope = json.loads(event.data)
+                except ValueError:
+                    continue  # not JSON: trpc's reader skips such frames too
+                if (
+                    isinstance(envelope, Mapping)
+                    and "jsonrpc" not in envelope
+                    and "error" not in envelope
+                ):
+                    yield envelope  # a bare result, without the JSON-RPC envelope
+                    continue
+                # Go's client skips error frames; a failed stream is reported instead.
+                yield _result(envelope, method)
+        except httpx.HTTPError as exc:
+            raise RemoteCallError(
+                f"{method} stream from {self._endpoint.url} broke: {exc!r}"
+            ) from exc
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        """The httpx client belongs to the caller."""

@@ -1,0 +1,99 @@
+"""REST and gRPC through a2a-sdk's transports (1.0, and the 0.3 compat ones).
+
+These bindings are only offered by a2a-sdk-based servers, whose streams never hold more
+than one ``message`` frame, so the SDK client's stop-at-first-message does not bite here.
+Its protobuf results are dumped to 1.0 JSON for the decoder. The SDK gets an httpx client
+of its own: the factory adds ``A2A-Version: 1.0`` to a shared client's default headers,
+which would break 0.3 JSON-RPC calls made with the same client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+import grpc
+import httpx
+from a2a.client import Client, ClientCallContext, ClientConfig, ClientFactory
+from a2a.client.errors import A2AClientError
+from a2a.types import AgentCard, CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest
+from a2a.utils.errors import A2AError
+
+from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.codecs.a2a_frames import proto_to_json
+
+_FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
+
+
+class SdkTransport:
+    def __init__(self, card: AgentCard, timeout: httpx.Timeout) -> None:
+        self._card = card
+        self._http = httpx.AsyncClient(timeout=timeout)
+        self._clients: dict[bool, Client] = {}
+
+    def _client(self, streaming: bool) -> Client:
+        client = self._clients.get(streaming)
+        if client is None:
+            binding = self._card.supported_interfaces[0].protocol_binding
+            config = ClientConfig(
+                streaming=streaming,
+                httpx_client=self._http,
+                grpc_channel_factory=grpc.aio.insecure_channel,
+                supported_protocol_bindings=[binding],
+            )
+            client = self._clients[streaming] = ClientFactory(config).create(self._card)
+        return client
+
+    @staticmethod
+    def _context(headers: Mapping[str, str]) -> ClientCallContext:
+        # Headers on HTTP, lower-cased metadata on gRPC (x-user-id, traceparent).
+        return ClientCallContext(service_parameters=dict(headers))
+
+    async def stream(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> AsyncGenerator[Any, None]:
+        client = self._client(streaming=True)
+        try:
+            async for response in client.send_message(
+                SendMessageRequest(message=message), context=self._context(headers)
+            ):
+                yield proto_to_json(response)
+        except _FAILURES as exc:
+            raise RemoteCallError(f"stream failed: {exc!r}") from exc
+
+    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
+        client = self._client(streaming=False)
+        results: list[Any] = []
+        try:
+            async for response in client.send_message(
+                SendMessageRequest(message=message), context=self._context(headers)
+            ):
+                results.append(proto_to_json(response))
+        except _FAILURES as exc:
+            raise RemoteCallError(f"send failed: {exc!r}") from exc
+        if not results:
+            raise RemoteCallError("send returned no result")
+        return results[-1]
+
+    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
+        try:
+            task = await self._client(streaming=False).get_task(
+                GetTaskRequest(id=task_id), context=self._context(headers)
+            )
+        except _FAILURES as exc:
+            raise RemoteCallError(f"get task failed: {exc!r}") from exc
+        return proto_to_json(task)
+
+    async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
+        try:
+            await self._client(streaming=False).cancel_task(
+                CancelTaskRequest(id=task_id), context=self._context(headers)
+            )
+        except _FAILURES as exc:
+            raise RemoteCallError(f"cancel failed: {exc!r}") from exc
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+        await self._http.aclose()
