@@ -9,7 +9,7 @@ tools, as reported in its stream).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -94,24 +94,35 @@ def trace_tool_events(
     parent: otel_context.Context | None = None,
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
-) -> AsyncIterator[AgentEvent]:
+) -> AsyncGenerator[AgentEvent, None]:
     """``events`` unchanged, with ``execute_tool`` spans opened along the way.
 
     The one-line hook for an agent runner: ``async for e in trace_tool_events(agent.run(r))``.
-    With tracing off it returns ``events`` itself: no extra generator hop per event.
+    Closing the result closes ``events`` (stopping the agent). With tracing off an agent's
+    async generator comes back as is: no extra hop per event.
     """
-    if not tracing_enabled(tracer_provider):
+    enabled = tracing_enabled(tracer_provider)
+    if not enabled and isinstance(events, AsyncGenerator):
         return events
-    tools = ToolSpans(parent=parent, tracer_provider=tracer_provider, record_content=record_content)
+    tools = None
+    if enabled:
+        tools = ToolSpans(
+            parent=parent, tracer_provider=tracer_provider, record_content=record_content
+        )
     return _observed(events, tools)
 
 
 async def _observed(
-    events: AsyncIterator[AgentEvent], tools: ToolSpans
-) -> AsyncIterator[AgentEvent]:
+    events: AsyncIterator[AgentEvent], tools: ToolSpans | None
+) -> AsyncGenerator[AgentEvent, None]:
     try:
         async for event in events:
-            tools.observe(event)
+            if tools is not None:
+                tools.observe(event)
             yield event
     finally:
-        tools.close()
+        if tools is not None:
+            tools.close()
+        # Closing this wrapper must stop the agent, as closing its own iterator would.
+        if isinstance(events, AsyncGenerator):
+            await events.aclose()

@@ -36,6 +36,7 @@ from a2a.server.routes import (
 )
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, a2a_pb2_grpc
+from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
@@ -48,6 +49,7 @@ from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
+from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
@@ -69,6 +71,8 @@ class ServerOptions:
     coalesce_after: int = DEFAULT_COALESCE_AFTER
     #: The URL written into the card when not serving (``starlette_app`` alone).
     public_url: str = ""
+    #: Where the server's spans go; None = the global provider (``setup_tracing``).
+    tracer_provider: TracerProvider | None = None
 
 
 def _database_url(url: str) -> str:
@@ -103,6 +107,7 @@ class BridgeServer:
                 encode=self.options.encode,
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
+                tracer_provider=self.options.tracer_provider,
             ),
         )
         self.base_path = self.options.base_path.rstrip("/")
@@ -165,7 +170,13 @@ class BridgeServer:
             max_bytes=self.options.max_request_bytes,
             jsonrpc_paths=self._jsonrpc_paths(),
         )
-        return Starlette(routes=routes, middleware=[limits])
+        # Inside the limits, so that tracing reads only bodies the limits let through.
+        tracing = Middleware(
+            TraceContextMiddleware,
+            agent_name=self.agent.name,
+            tracer_provider=self.options.tracer_provider,
+        )
+        return Starlette(routes=routes, middleware=[limits, tracing])
 
     # --- serving --------------------------------------------------------------------
 
@@ -174,7 +185,12 @@ class BridgeServer:
         host = self.options.host
         if self.grpc_port is not None:
             self._grpc = grpc.aio.server(
-                options=[("grpc.max_receive_message_length", self.options.max_request_bytes)]
+                interceptors=[
+                    TraceContextServerInterceptor(
+                        agent_name=self.agent.name, tracer_provider=self.options.tracer_provider
+                    )
+                ],
+                options=[("grpc.max_receive_message_length", self.options.max_request_bytes)],
             )
             a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
                 GrpcHandler(self.handler), self._grpc

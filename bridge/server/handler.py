@@ -57,6 +57,7 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
+from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder, PlainUnaryEncoder
@@ -73,6 +74,8 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id, owner_context
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
+from trpc_bridge.telemetry.server import annotate_current_call
+from trpc_bridge.telemetry.tools import trace_tool_events
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ class HandlerOptions:
     negotiation: Negotiation = Negotiation.AUTO
     #: Frames a lagging subscriber holds before text deltas are merged.
     coalesce_after: int = DEFAULT_COALESCE_AFTER
+    #: Where ``execute_tool`` spans go; None = the global provider (``setup_tracing``).
+    tracer_provider: TracerProvider | None = None
 
 
 class _Run(Protocol):
@@ -175,6 +180,7 @@ class BridgeRequestHandler(RequestHandler):
             coalesce_after=self.options.coalesce_after,
         )
         self.registry.add(live)
+        annotate_current_call(task_id=task_id, conversation_id=message.context_id)
         return live
 
     async def _produce(
@@ -183,7 +189,11 @@ class BridgeRequestHandler(RequestHandler):
         """Drive the agent; publish frames; on cancel publish ``canceled``."""
         try:
             try:
-                async with contextlib.aclosing(self.agent.run(request)) as events:
+                async with contextlib.aclosing(
+                    trace_tool_events(
+                        self.agent.run(request), tracer_provider=self.options.tracer_provider
+                    )
+                ) as events:
                     async for event in events:
                         for frame in run.encode(event):
                             live.publish(frame)

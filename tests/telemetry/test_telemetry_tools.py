@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from opentelemetry import trace
-from span_capture import Tracing
 
 from trpc_bridge.events import AgentEvent, new_response_id
 from trpc_bridge.telemetry.client import invoke_agent_span
 from trpc_bridge.telemetry.tools import ToolSpans, trace_tool_events
+
+from .span_capture import Tracing
 
 
 def _run() -> list[AgentEvent]:

@@ -1,0 +1,1 @@
+"""Telemetry tests: propagation across real a2a-sdk and bridge peers."""
