@@ -1,0 +1,100 @@
+"""AG-UI differential: the bridge's ``/agui`` against trpc-agent-go's own AG-UI server.
+
+For each scenario the bridge serves the scenario agent (``trpc-bridge serve``, which
+mounts ``/agui``), and ``gopeer agui`` puts trpc-agent-go's AG-UI server
+(``server/agui`` + ``a2aagent``) in front of that same bridge over A2A. The same
+``RunAgentInput`` goes to both; after removing what is different by design (see
+``codecs/agui.py``: protocol 1.0 fields, ``reasoning-`` ids, per-result message ids, code
+activities, state deltas), the two event sequences must be equal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from peers import bridge_server, free_port
+
+SCENARIOS = [
+    "text",
+    "reasoning",
+    "tool",
+    "parallel_tools",
+    "code",
+    "error",
+    "state_delta",
+    "unicode",
+]
+#: What only the bridge translates (trpc-agent-go's default translator ignores these).
+BRIDGE_ONLY = {"ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "STATE_DELTA"}
+
+
+@contextlib.contextmanager
+def go_agui(gopeer: Path, upstream: str) -> Iterator[str]:
+    cmd = [str(gopeer), "agui", "--upstream", upstream, "--addr", f"127.0.0.1:{free_port()}"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline().split()  # "READY http://ADDR/agui"
+        assert ready[:1] == ["READY"], f"gopeer agui did not start (exit {proc.poll()})"
+        yield ready[1]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def run_sse(url: str) -> list[dict[str, Any]]:
+    body = {
+        "threadId": "thread-1",
+        "runId": "run-1",
+        "messages": [{"id": "u1", "role": "user", "content": "What is the weather in Beijing?"}],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    }
+    response = httpx.post(url, json=body, timeout=60)
+    assert response.status_code == 200, response.text
+    return [
+        json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+    ]
+
+
+def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for event in events:
+        if event["type"] in BRIDGE_ONLY:
+            continue
+        event = {k: v for k, v in event.items() if k not in ("timestamp", "protocolVersion")}
+        if event["type"] == "RUN_FINISHED":
+            event.pop("outcome", None)
+        elif event["type"] == "RUN_ERROR":
+            event = {"type": "RUN_ERROR", "message": event["message"]}
+        elif event["type"] == "TOOL_CALL_RESULT":
+            event.pop("messageId")
+        elif event["type"].startswith("REASONING_"):
+            event["messageId"] = event["messageId"].removeprefix("reasoning-")
+        out.append(event)
+    return out
+
+
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(s, marks=pytest.mark.cell(s, "agui py=go")) for s in SCENARIOS]
+)
+def test_bridge_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
+    with bridge_server(f"trpc_bridge.scenarios:{scenario}") as bridge:
+        with go_agui(gopeer, bridge.url) as go_url:
+            go = run_sse(go_url)
+        ours = run_sse(f"{bridge.url}agui")
+    assert comparable(ours) == comparable(go)
+    results = [e["messageId"] for e in ours if e["type"] == "TOOL_CALL_RESULT"]
+    assert len(results) == len(set(results)), "each tool result has its own message id"
