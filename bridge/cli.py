@@ -77,3 +77,36 @@ def serve(
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
+
+
+@app.command()
+def call(
+    url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
+    message: str = typer.Argument(..., help="The text to send."),
+    json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
+    stream: bool | None = typer.Option(
+        None, "--stream/--no-stream", help="Default: what the card's capabilities say."
+    ),
+    transport: str | None = typer.Option(
+        None, help="jsonrpc, rest or grpc (default: the card's best)."
+    ),
+    user: str = typer.Option("", help="User id, sent as X-User-ID (x-user-id on gRPC)."),
+    context: str = typer.Option("", help="Context (session) id."),
+) -> None:
+    """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
+    import asyncio
+
+    from trpc_bridge.client.call_command import run_call
+
+    code = asyncio.run(
+        run_call(
+            url,
+            message,
+            json_lines=json_lines,
+            stream=stream,
+            transport=transport,
+            user=user,
+            context=context,
+        )
+    )
+    raise typer.Exit(code)

@@ -106,9 +106,10 @@ class ResolvedCard:
             endpoints=_endpoints(card, base_url, legacy),
         )
 
-    def choose(self, transport: str | None = None) -> Endpoint:
-        """The endpoint to call: ``transport`` (jsonrpc / rest / grpc) if given, else the
-        best the card offers — 1.0 before 0.3, then JSON-RPC, REST, gRPC."""
+    def choose(self, transport: str | None = None, version: str | None = None) -> Endpoint:
+        """The endpoint to call: ``transport`` (jsonrpc / rest / grpc) and A2A ``version``
+        (``0.3`` / ``1.0``) if given, else the best the card offers — 1.0 before 0.3, then
+        JSON-RPC, REST, gRPC."""
         wanted = TRANSPORTS.get(transport.lower()) if transport else None
         if transport and wanted is None:
             raise RemoteAgentError(f"unknown transport {transport!r} (jsonrpc, rest or grpc)")
@@ -139,13 +140,20 @@ class ResolvedCard:
             raise RemoteAgentError(f"{self.name}: unusable agent card: {exc}") from exc
 
 
+def _interface_url(iface: Any, binding: Binding, base_url: str) -> str:
+    url = as_str(iface.get("url"))
+    if binding == "GRPC" and url:
+        return url  # a gRPC target is host:port, without a scheme
+    return _absolute(url, base_url)
+
+
 def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
     found: list[Endpoint] = []
     for entry in as_list(card.get("supportedInterfaces")):
         iface = as_map(entry)
         binding = _binding(iface.get("protocolBinding") or iface.get("transport"))
         if binding is not None:
-            url = _absolute(as_str(iface.get("url")), base_url)
+            url = _interface_url(iface, binding, base_url)
             found.append(Endpoint(url, binding, _version(iface.get("protocolVersion"))))
     version = _version(card.get("protocolVersion"))
     main = _binding(card.get("preferredTransport") or "JSONRPC")
@@ -158,7 +166,7 @@ def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
         iface = as_map(entry)
         binding = _binding(iface.get("transport"))
         if binding is not None:
-            found.append(Endpoint(_absolute(as_str(iface.get("url")), base_url), binding, version))
+            found.append(Endpoint(_interface_url(iface, binding, base_url), binding, version))
     return tuple(dict.fromkeys(found))  # the 0.3 fields often repeat an interface
 
 

@@ -91,6 +91,7 @@ class RemoteAgent:
         url: str,
         *,
         transport: str | None = None,
+        version: str | None = None,
         stream: bool | None = None,
         trpc_dialect: bool | None = None,
         mappers: Sequence[DataPartMapper] = (),
@@ -99,14 +100,15 @@ class RemoteAgent:
         idle_timeout: float | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
-        ``grpc``; default: the best the card offers). ``idle_timeout`` bounds the wait
-        for the next byte of a response (``None``: wait for ever, like trpc's client).
+        ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
+        offers. ``idle_timeout`` bounds the wait for the next byte of a response
+        (``None``: wait for ever, like trpc's client).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
         http = httpx.AsyncClient(timeout=timeout)
         try:
             card = await fetch_card(http, url)
-            endpoint = card.choose(transport)
+            endpoint = card.choose(transport, version)
             wire: Transport
             if endpoint.binding == "JSONRPC":
                 wire = JsonRpcTransport(http, endpoint)

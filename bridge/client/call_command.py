@@ -1,0 +1,54 @@
+"""``trpc-bridge call``: one request to a remote agent, its events on stdout.
+
+Exit status 0 when the run ended normally, 1 with a one-line message on stderr when the
+agent could not be reached, its card is unusable, or the run ended in an error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from trpc_bridge.client.card import RemoteAgentError
+from trpc_bridge.client.console import ConsoleView
+from trpc_bridge.client.remote_agent import RemoteAgent
+from trpc_bridge.events import AgentRequest, ResponseError
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+async def run_call(
+    url: str,
+    message: str,
+    *,
+    json_lines: bool = False,
+    stream: bool | None = None,
+    transport: str | None = None,
+    user: str = "",
+    context: str = "",
+) -> int:
+    request = AgentRequest(text=message, user_id=user, context_id=context)
+    view = ConsoleView(_write, color=sys.stdout.isatty())
+    error: ResponseError | None = None
+    try:
+        async with await RemoteAgent.connect(url, transport=transport, stream=stream) as agent:
+            async for event in agent.run(request):
+                if json_lines:
+                    _write(event.to_json_line() + "\n")
+                else:
+                    view.show(event)
+                if event.error is not None and event.is_terminal_error():
+                    error = event.error
+    except RemoteAgentError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 1
+    finally:
+        view.close()
+    if error is not None:
+        typer.echo(f"error: {error.type}: {error.message}", err=True)
+        return 1
+    return 0
