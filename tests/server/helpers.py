@@ -103,7 +103,7 @@ def blocking_agent(started: asyncio.Event, stopped: asyncio.Event) -> FunctionAg
     return FunctionAgent(name="blocker", description="blocks", fn=run)
 
 
-def jsonrpc(method: str, params: dict[str, Any], rpc_id: str = "r1") -> dict[str, Any]:
+def jsonrpc(method: str, params: dict[str, Any], rpc_id: str | int = "r1") -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params}
 
 
