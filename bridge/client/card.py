@@ -113,11 +113,16 @@ class ResolvedCard:
         wanted = TRANSPORTS.get(transport.lower()) if transport else None
         if transport and wanted is None:
             raise RemoteAgentError(f"unknown transport {transport!r} (jsonrpc, rest or grpc)")
-        candidates = [e for e in self.endpoints if wanted is None or e.binding == wanted]
+        candidates = [
+            e
+            for e in self.endpoints
+            if (wanted is None or e.binding == wanted) and (version is None or e.version == version)
+        ]
         if not candidates:
-            offered = ", ".join(sorted({e.binding for e in self.endpoints})) or "none"
+            offered = ", ".join(sorted({f"{e.binding} {e.version}" for e in self.endpoints}))
             raise RemoteAgentError(
-                f"{self.name}: no {wanted} endpoint on the card (offers {offered})"
+                f"{self.name}: no {wanted or 'matching'} endpoint for A2A {version or 'any'} "
+                f"on the card (offers {offered or 'none'})"
             )
         return min(candidates, key=lambda e: (e.version != "1.0", _BINDING_RANK[e.binding]))
 
