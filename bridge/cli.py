@@ -21,8 +21,24 @@ def main() -> None:
 
 
 @app.callback()
-def _root() -> None:
-    """Keeps every command a subcommand (typer promotes a lone command to the root)."""
+def _root(
+    sdk_spans: bool = typer.Option(
+        False,
+        "--sdk-spans",
+        help="Also record a2a-sdk's own spans (dozens per request; off by default, "
+        "as is OTEL_INSTRUMENTATION_A2A_SDK_ENABLED).",
+    ),
+) -> None:
+    """Keeps every command a subcommand (typer promotes a lone command to the root).
+
+    Tracing is set up here, for every command, from the OTEL_* environment (off unless
+    an exporter is configured); commands import a2a later, so --sdk-spans still counts.
+    """
+    from trpc_bridge.telemetry.sdk_spans import configure_sdk_spans
+    from trpc_bridge.telemetry.setup import setup_tracing
+
+    configure_sdk_spans(True if sdk_spans else None)
+    setup_tracing()
 
 
 # Commands are registered below by the modules that own them (serve: server, call: client).
@@ -110,3 +126,29 @@ def call(
         )
     )
     raise typer.Exit(code)
+
+
+@app.command()
+def proxy(
+    upstream: str = typer.Option(
+        ..., help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server)."
+    ),
+    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
+    port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free."),
+    grpc_port: int = typer.Option(50051, help="gRPC (A2A 1.0) port; 0 = any free, -1 = off."),
+) -> None:
+    """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
+    import asyncio
+    import contextlib
+
+    from trpc_bridge.client import RemoteAgentError
+    from trpc_bridge.proxy_command import run_proxy
+    from trpc_bridge.server import ServerOptions
+
+    options = ServerOptions(host=host, port=port, grpc_port=None if grpc_port < 0 else grpc_port)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(run_proxy(upstream, options, typer.echo))
+    except RemoteAgentError as exc:
+        typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
+        raise typer.Exit(1) from exc

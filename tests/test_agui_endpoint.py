@@ -4,6 +4,7 @@ disconnects, and ``@ag-ui/client`` (Node) whose own verification must accept the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +17,8 @@ from agui_showcase import ShowcaseAgent, loopback
 from starlette.applications import Starlette
 
 from trpc_bridge.agui_endpoint import agui_routes
-from trpc_bridge.server import BridgeServer
+from trpc_bridge.proxy_command import run_proxy
+from trpc_bridge.server import BridgeServer, ServerOptions
 
 NODE_HARNESS = Path(__file__).parent / "agui_node"
 
@@ -160,3 +162,41 @@ async def test_bridge_server_serves_agui_next_to_a2a() -> None:
     assert card.status_code == 200
     assert response.status_code == 200
     check_sequence(sse_events(response.text))
+
+
+async def test_proxy_serves_a_remote_agent_as_agui_and_a2a() -> None:
+    """``trpc-bridge proxy`` in-process, a bridge server upstream: through the proxy (A2A
+    client, then translator) the AG-UI stream equals the upstream's own ``/agui``."""
+    lines: list[str] = []
+    options = ServerOptions(port=0, grpc_port=None)
+    async with BridgeServer(ShowcaseAgent()) as upstream, httpx.AsyncClient() as client:
+        proxy = asyncio.create_task(run_proxy(upstream.base_url, options, lines.append))
+        try:
+            while not any(line.startswith("card") for line in lines):
+                assert not proxy.done(), proxy.exception()
+                await asyncio.sleep(0.01)
+            urls = {line.split()[0]: line.split()[1] for line in lines}
+            card = await client.get(urls["card"])
+            proxied = await client.post(urls["AG-UI"], json=run_input("weather?"))
+            direct = await client.post(f"{upstream.base_url}/agui", json=run_input("weather?"))
+        finally:
+            proxy.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await proxy
+    assert card.json()["name"] == "showcase"
+    check_sequence(sse_events(proxied.text))
+    assert comparable(sse_events(proxied.text)) == comparable(sse_events(direct.text))
+
+
+def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Generated activity ids replaced; state ops sorted (A2A metadata sorts keys)."""
+    ids: dict[str, str] = {}
+    out = []
+    for event in events:
+        event = dict(event)
+        if event["type"].startswith("ACTIVITY_"):
+            event["messageId"] = ids.setdefault(event["messageId"], f"activity-{len(ids)}")
+        elif event["type"] == "STATE_DELTA":
+            event["delta"] = sorted(event["delta"], key=lambda op: str(op["path"]))
+        out.append(event)
+    return out

@@ -1,11 +1,17 @@
 """AG-UI differential: the bridge's ``/agui`` against trpc-agent-go's own AG-UI server.
 
-For each scenario the bridge serves the scenario agent (``trpc-bridge serve``, which
-mounts ``/agui``), and ``gopeer agui`` puts trpc-agent-go's AG-UI server
-(``server/agui`` + ``a2aagent``) in front of that same bridge over A2A. The same
-``RunAgentInput`` goes to both; after removing what is different by design (see
-``codecs/agui.py``: protocol 1.0 fields, ``reasoning-`` ids, per-result message ids, code
-activities, state deltas), the two event sequences must be equal.
+``gopeer agui`` is trpc-agent-go's AG-UI server (``server/agui`` + ``a2aagent``) in front
+of an A2A upstream. Two set-ups per scenario:
+
+* upstream = the Go peer's A2A server (``gopeer serve``); the bridge side is
+  ``trpc-bridge proxy`` in front of the same upstream: both AG-UI servers read the same
+  A2A stream through their own A2A client;
+* upstream = ``trpc-bridge serve`` of the scenario agent, whose own ``/agui`` translates
+  the agent's events directly.
+
+The same ``RunAgentInput`` goes to both sides; after removing what is different by design
+(see ``codecs/agui.py``: protocol 1.0 fields, ``reasoning-`` ids, per-result message ids,
+code activities, state deltas), the two event sequences must be equal.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from peers import bridge_server, free_port
+from peers import TRPC_BRIDGE, _running, bridge_server, free_port, go_server
 
 SCENARIOS = [
     "text",
@@ -85,6 +91,21 @@ def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             event["messageId"] = event["messageId"].removeprefix("reasoning-")
         out.append(event)
     return out
+
+
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(s, marks=pytest.mark.cell(s, "agui proxy=go")) for s in SCENARIOS]
+)
+def test_proxy_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
+    port = free_port()
+    proxy_cmd = [str(TRPC_BRIDGE), "proxy", "--port", str(port), "--grpc-port", "-1"]
+    with go_server(scenario) as upstream:
+        with go_agui(gopeer, upstream.url) as go_url:
+            go = run_sse(go_url)
+        proxy_url = f"http://127.0.0.1:{port}/"
+        with _running([*proxy_cmd, "--upstream", upstream.url], proxy_url):
+            ours = run_sse(f"{proxy_url}agui")
+    assert comparable(ours) == comparable(go)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,37 @@
+"""``trpc-bridge proxy``: a remote A2A agent served again by the bridge.
+
+A :class:`~trpc_bridge.client.RemoteAgent` is an :class:`~trpc_bridge.agent.Agent`, so the
+proxy is the bridge server with the remote agent inside: a trpc-agent-go agent that speaks
+only JSON-RPC 0.2.5-style A2A becomes reachable over JSON-RPC 0.3/1.0, REST, gRPC and
+AG-UI (``/agui``), its stream aggregated by ``llm_response_id`` on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from trpc_bridge.client import RemoteAgent
+from trpc_bridge.server import BridgeServer, ServerOptions
+
+
+async def run_proxy(
+    upstream: str, options: ServerOptions, echo: Callable[[str], object] = print
+) -> None:
+    """Serve ``upstream`` until cancelled. Raises ``RemoteAgentError`` when the upstream
+    card cannot be used."""
+    async with await RemoteAgent.connect(upstream) as remote:
+        server = BridgeServer(remote, options)
+        await server.start()
+        try:
+            echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
+            echo(f"agent     {remote.name}")
+            echo(f"JSON-RPC  {server.jsonrpc_url}  (A2A 0.3 and 1.0)")
+            echo(f"REST      {server.rest_url}")
+            if server.grpc_address:
+                echo(f"gRPC      {server.grpc_address}  (A2A 1.0)")
+            echo(f"AG-UI     {server.base_url}/agui")
+            echo(f"card      {server.card_url}")
+            await asyncio.Event().wait()
+        finally:
+            await server.stop()
