@@ -12,9 +12,10 @@ import httpx
 import pytest
 from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, a2a_pb2_grpc
 
-from tests.server.helpers import go_message, jsonrpc, sse_results
 from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
+
+from .helpers import go_message, jsonrpc, sse_results
 
 LIMIT = 64 * 1024
 

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from test_vectors_encode import compare, load, strip_extra_parts
 
-from tests.server.helpers import GO_HEADERS, go_message, jsonrpc, sse_results
-from tests.test_vectors_encode import compare, load, strip_extra_parts
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
+
+from .helpers import GO_HEADERS, go_message, jsonrpc, sse_results
 
 VECTORS = Path(__file__).parent.parent / "vectors"
 STREAM = ["S01", "S04", "S05", "S03", "S13"]

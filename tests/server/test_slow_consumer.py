@@ -7,9 +7,10 @@ import asyncio
 
 import httpx
 
-from tests.server.helpers import counting_agent, go_message, jsonrpc, sse_results
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.subscriber import Subscriber
+
+from .helpers import counting_agent, go_message, jsonrpc, sse_results
 
 DELTAS = 5_000
 
@@ -41,7 +42,7 @@ async def test_paused_reader_gets_every_delta_in_order() -> None:
 
 
 async def test_subscriber_coalesces_only_when_lagging() -> None:
-    from tests.test_vectors_encode import run_stream
+    from test_vectors_encode import run_stream
 
     vector = {
         "options": {},

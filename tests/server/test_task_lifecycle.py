@@ -16,7 +16,10 @@ from a2a.types import (
 )
 from a2a.utils.errors import TaskNotFoundError
 
-from tests.server.helpers import (
+from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.server import BridgeServer, ServerOptions
+
+from .helpers import (
     TRANSPORTS,
     as_user,
     blocking_agent,
@@ -28,8 +31,6 @@ from tests.server.helpers import (
     sse_results,
     user_message,
 )
-from trpc_bridge.demo_agent import demo_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
 
 
 async def _first_task_id(stream) -> str:  # type: ignore[no-untyped-def]
@@ -97,7 +98,7 @@ async def test_resubscribe_sees_snapshot_then_live_frames(transport: str) -> Non
         await client.cancel_task(CancelTaskRequest(id=task_id), context=as_user("alice"))
         rest = [r async for r in resub]
         assert rest[-1].status_update.status.state == TaskState.TASK_STATE_CANCELED
-        await stream.aclose()
+        await stream.aclose()  # type: ignore[attr-defined]
         await client.close()
 
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from a2a.types import GetTaskRequest, TaskState
+from a2a.types import GetTaskRequest, StreamResponse, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from tests.server.helpers import TRANSPORTS, as_user, collect, sdk_client, user_message
 from trpc_bridge.server import BridgeServer
 
+from .helpers import TRANSPORTS, as_user, collect, sdk_client, user_message
 
-def _parts(responses: list) -> list[dict]:
-    parts = []
+
+def _parts(responses: list[StreamResponse]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
     for r in responses:
         if r.HasField("artifact_update"):
             parts.extend(MessageToDict(p) for p in r.artifact_update.artifact.parts)
