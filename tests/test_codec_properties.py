@@ -1,16 +1,27 @@
 """Properties of the trpc decode codec: on any JSON it either decodes or raises
-:class:`CodecError`, never anything else."""
+:class:`CodecError`, never anything else; what the encoder writes decodes to events that
+say the same."""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Any
 
+from a2a.compat.v0_3 import conversions
+from a2a.types import StreamResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
+from trpc_bridge.codecs.trpc_encode import (
+    EncodeOptions,
+    artifact_update,
+    encode_event,
+    error_status,
+)
 from trpc_bridge.codecs.trpc_keys import CodecError
+from trpc_bridge.events import AgentEvent
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 json_values = st.recursive(
@@ -161,3 +172,107 @@ def test_unary_decoding_raises_nothing_but_codec_error(result: Any) -> None:
     except CodecError:
         return
     assert not events or events[-1].done
+
+
+# --- round trip: agent events → trpc encoder → A2A (1.0 and 0.3 JSON) → decoder ---------
+
+_texts = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12)
+# Placeholder: an LLM response id names one response, so `_runs` renames them per segment.
+_ids = st.just("chatcmpl-x")
+_tool_call = st.builds(
+    lambda name, args, call_id, rid: AgentEvent.tool_call(
+        name, args, call_id=call_id, response_id=rid
+    ),
+    st.text(alphabet="abcxyz_", min_size=1, max_size=6),
+    st.dictionaries(st.text(max_size=4), st.integers() | _texts, max_size=3),
+    st.text(alphabet="0123456789", min_size=1, max_size=4),
+    _ids,
+)
+
+
+@st.composite
+def _answer(draw: st.DrawFn) -> list[AgentEvent]:
+    """Streamed reasoning/text deltas, then maybe the complete text or a tool call (whose
+    text the server drops from that frame) under the same id."""
+    response_id = draw(_ids)
+    events = [
+        AgentEvent.reasoning_delta(p, response_id)
+        if thought
+        else AgentEvent.text_delta(p, response_id)
+        for thought, p in draw(st.lists(st.tuples(st.booleans(), _texts), max_size=4))
+    ]
+    ending = draw(st.sampled_from(["none", "final", "tool_call"]))
+    if ending == "final":
+        streamed = "".join(e.choices[0].delta.content for e in events)
+        final = draw(st.sampled_from([streamed, draw(_texts)]))
+        events.append(AgentEvent.final_text(final, response_id))
+    elif ending == "tool_call":
+        call = draw(_tool_call)
+        call.id = response_id
+        events.append(call)
+    return events
+
+
+_segment = st.one_of(
+    _answer(),
+    _tool_call.map(lambda event: [event]),
+    st.builds(lambda cid, content: [AgentEvent.tool_result(cid, "tool", content)], _texts, _texts),
+    st.builds(lambda code: [AgentEvent.code(code)], _texts.filter(bool)),
+    st.builds(lambda output: [AgentEvent.code_result(output)], _texts.filter(bool)),
+)
+_failure = st.builds(
+    lambda message, code, rid: [AgentEvent.failure(message, code=code, response_id=rid)],
+    _texts,
+    st.none() | st.text(alphabet="ABC_1", min_size=1, max_size=5),
+    _ids,
+)
+
+
+def _numbered(segments: list[list[AgentEvent]]) -> list[AgentEvent]:
+    for number, segment in enumerate(segments):
+        for event in segment:
+            if event.id:
+                event.id = f"chatcmpl-{number}"
+    return [event for segment in segments for event in segment]
+
+
+_runs = st.tuples(st.lists(_segment, max_size=5), st.lists(_failure, max_size=1)).map(
+    lambda t: _numbered([*t[0], *t[1]])
+)
+
+
+def _wire(event: AgentEvent) -> StreamResponse | None:
+    """The streaming frame trpc's server (here: the bridge encoder) sends for ``event``."""
+    if event.is_terminal_error():
+        return StreamResponse(status_update=error_status(event, task_id="t", context_id="c"))
+    encoded = encode_event(event, EncodeOptions(), streaming=True)
+    if encoded is None:
+        return None
+    return StreamResponse(artifact_update=artifact_update(encoded, task_id="t", context_id="c"))
+
+
+def _v03(response: StreamResponse) -> dict[str, Any]:
+    dumped: dict[str, Any] = conversions.to_compat_stream_response(
+        response, "r1"
+    ).result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
+
+
+def _said(events: list[AgentEvent]) -> list[tuple[Any, ...]]:
+    """Folded content per message; id-less messages (tool results, code) by content only."""
+    return [
+        (m.id, m.text, m.reasoning, m.tool_calls, m.tool_results, m.code, m.code_results, m.error)
+        for m in aggregate(events)
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_runs, st.booleans())
+def test_encode_then_decode_says_the_same(events: list[AgentEvent], as_v03: bool) -> None:
+    decoder = StreamDecoder()
+    decoded: list[AgentEvent] = []
+    for event in events:
+        frame = _wire(event)
+        if frame is not None:
+            decoded.extend(decoder.feed(_v03(frame)) if as_v03 else decoder.feed_proto(frame))
+    assert _said(decoded) == _said(events)
