@@ -16,6 +16,11 @@ from trpc_bridge.events import (
     ToolCall,
     new_response_id,
 )
+from trpc_bridge.telemetry.sdk_spans import configure_sdk_spans
+
+# a2a-sdk reads this switch once, when it is first imported: decide it before that
+# happens. Its own spans stay off unless OTEL_INSTRUMENTATION_A2A_SDK_ENABLED says true.
+configure_sdk_spans()
 
 __all__ = [
     "Agent",

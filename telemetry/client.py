@@ -12,7 +12,7 @@ context travels explicitly instead, in the call context's ``state``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, MutableMapping
 from contextlib import contextmanager
 
 import httpx
@@ -23,7 +23,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 
-from trpc_bridge.events import AgentEvent
+from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.spans import (
     A2A_TASK_ID,
     NOT_FAILURES,
@@ -200,3 +200,76 @@ def invoke_agent_span(
     finally:
         tools.close()
         span.end()
+
+
+def trace_remote_run(
+    events: AsyncIterator[AgentEvent],
+    agent_name: str,
+    request: AgentRequest,
+    *,
+    transport: str = "",
+    protocol_version: str = "",
+    tracer_provider: trace.TracerProvider | None = None,
+    record_content: bool | None = None,
+) -> AsyncIterator[AgentEvent]:
+    """A remote agent's event stream inside its ``invoke_agent`` CLIENT span.
+
+    The one-line hook for a remote-agent client: wrap the generator that sends the
+    request and decodes the answer. The span's context is current only while that
+    generator runs (one step at a time), so code in it that injects the *current*
+    context (:func:`inject_headers`) propagates this span, and the consumer between
+    events is left untouched. Tool calls become ``execute_tool`` spans; a terminal error
+    event marks the span failed. With tracing off ``events`` comes back as is.
+    """
+    if not tracing_enabled(tracer_provider):
+        return events
+    return _stepped(
+        events,
+        agent_name,
+        request,
+        transport=transport,
+        protocol_version=protocol_version,
+        tracer_provider=tracer_provider,
+        record_content=record_content,
+    )
+
+
+async def _stepped(
+    events: AsyncIterator[AgentEvent],
+    agent_name: str,
+    request: AgentRequest,
+    *,
+    transport: str,
+    protocol_version: str,
+    tracer_provider: trace.TracerProvider | None,
+    record_content: bool | None,
+) -> AsyncGenerator[AgentEvent, None]:
+    with invoke_agent_span(
+        agent_name,
+        conversation_id=request.context_id,
+        transport=transport,
+        protocol_version=protocol_version,
+        user_id=request.user_id,
+        input_text=request.text,
+        tracer_provider=tracer_provider,
+        record_content=record_content,
+    ) as invocation:
+        assert invocation.context is not None  # tracing is on: the span is real
+        try:
+            while True:
+                token = otel_context.attach(invocation.context)
+                try:
+                    event = await anext(events)
+                except StopAsyncIteration:
+                    return
+                finally:
+                    otel_context.detach(token)
+                invocation.observe(event)
+                yield event
+        finally:
+            if isinstance(events, AsyncGenerator):
+                token = otel_context.attach(invocation.context)
+                try:
+                    await events.aclose()  # e.g. the remote cancel, still inside the span
+                finally:
+                    otel_context.detach(token)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from opentelemetry import propagate, trace
@@ -77,8 +78,9 @@ def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
 
             processors.append(BatchSpanProcessor(OTLPSpanExporter()))
         elif name == "console":
-            # Unbatched so that spans show up next to the log line they belong to.
-            processors.append(SimpleSpanProcessor(ConsoleSpanExporter()))
+            # Unbatched so that spans show up next to the log line they belong to; on
+            # stderr so that `trpc-bridge call --json` output stays parseable.
+            processors.append(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
         else:
             logger.warning("OTEL_TRACES_EXPORTER=%s is not supported; ignored", name)
     if not processors:

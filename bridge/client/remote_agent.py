@@ -28,7 +28,7 @@ from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder, decode
 from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.telemetry.client import inject_headers
+from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,15 @@ class RemoteAgent:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``)."""
         streaming = self._stream if stream is None else stream
-        return self._run_streaming(request) if streaming else self._run_unary(request)
+        events = self._run_streaming(request) if streaming else self._run_unary(request)
+        # The invoke_agent CLIENT span; _request_headers propagates it (tracing on only).
+        return trace_remote_run(
+            events,
+            self.name,
+            request,
+            transport=self.endpoint.binding,
+            protocol_version=self.endpoint.version,
+        )
 
     def _message(self, request: AgentRequest) -> Any:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None

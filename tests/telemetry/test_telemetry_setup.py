@@ -35,7 +35,9 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def _run(code: str, **env: str) -> str:
-    return _python(code, **env).stdout
+    """stdout then stderr (where the console exporter writes)."""
+    result = _python(code, **env)
+    return result.stdout + result.stderr
 
 
 _EMIT_ONE_SPAN = """
@@ -79,8 +81,9 @@ def test_service_name_argument_beats_env() -> None:
     ids=["unset", "none", "sdk-disabled", "unsupported"],
 )
 def test_off_installs_nothing(env: dict[str, str]) -> None:
-    out = _run(_EMIT_ONE_SPAN.format(name="None"), **env)
-    assert out.strip() == "PROVIDER False"
+    result = _python(_EMIT_ONE_SPAN.format(name="None"), **env)
+    assert result.stdout.strip() == "PROVIDER False"
+    assert '"name": "hello"' not in result.stderr
 
 
 def test_exporter_defaults_to_otlp_when_an_endpoint_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
