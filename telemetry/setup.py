@@ -18,13 +18,18 @@ from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
 DEFAULT_SERVICE_NAME = "trpc-bridge"
 
 logger = logging.getLogger(__name__)
 
 _installed: TracerProvider | None = None
+
+
+def _one_line(span: ReadableSpan) -> str:
+    line: str = span.to_json(indent=None)
+    return line + "\n"
 
 
 def set_w3c_propagator() -> None:
@@ -78,9 +83,11 @@ def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
 
             processors.append(BatchSpanProcessor(OTLPSpanExporter()))
         elif name == "console":
-            # Unbatched so that spans show up next to the log line they belong to; on
-            # stderr so that `trpc-bridge call --json` output stays parseable.
-            processors.append(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
+            # Unbatched, so spans show up next to the log lines they belong to; on stderr,
+            # so `trpc-bridge call --json` output stays parseable; one JSON line per span,
+            # so the output can be filtered line by line (grep, jq).
+            exporter = ConsoleSpanExporter(out=sys.stderr, formatter=_one_line)
+            processors.append(SimpleSpanProcessor(exporter))
         else:
             logger.warning("OTEL_TRACES_EXPORTER=%s is not supported; ignored", name)
     if not processors:
