@@ -30,7 +30,7 @@ def _llm_step(*, code_instruction: bool = False) -> list[AgentEvent]:
     """The events trpc's llmagent emits before every model call."""
     names = list(_PREPROCESSING)
     if code_instruction:  # the code executor adds its own instruction event
-        names.insert(2, "instruction")
+        names.insert(3, "instruction")
     return [AgentEvent(object=f"preprocessing.{name}") for name in names]
 
 
