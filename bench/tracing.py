@@ -1,0 +1,143 @@
+"""Cost of tracing: the bridge server with tracing on vs off, in the same process.
+
+"On" = an SDK tracer provider with a ``BatchSpanProcessor`` whose exporter drops the
+spans (what is measured is span creation, propagation and the middleware's body read,
+not an exporter's network I/O); the caller opens its ``invoke_agent`` CLIENT span and
+sends ``traceparent``. "Off" = no provider: the API's no-op, no headers.
+
+Workloads over loopback (uvicorn, raw httpx, A2A 0.3 JSON-RPC, sequential):
+- unary: ``message/send`` answered by one final text;
+- stream: ``message/stream`` of 1,000 text deltas.
+Configurations alternate round by round; the best round of each counts.
+a2a-sdk's own spans stay off (the bridge's default); with
+``OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=true`` they would add dozens of spans per request.
+
+Run: ``make bench`` (or ``.venv/bin/python bench/tracing.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+from trpc_bridge.agent import FunctionAgent
+from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.telemetry.client import invoke_agent_span
+from trpc_bridge.telemetry.setup import set_w3c_propagator
+
+UNARY_CALLS, DELTAS, STREAMS, ROUNDS = 300, 1_000, 3, 3
+
+
+class DropSpans(SpanExporter):
+    """Counts and forgets: the exporter's own cost is not what is measured."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        self.count += len(spans)
+        return SpanExportResult.SUCCESS
+
+
+async def agent_run(request: AgentRequest) -> AsyncIterator[AgentEvent]:
+    if request.text == "stream":
+        for index in range(DELTAS):
+            yield AgentEvent.text_delta(f"t{index} ", "chatcmpl-bench")
+        yield AgentEvent.final_text("done", "chatcmpl-bench")
+    else:
+        yield AgentEvent.final_text("It is 20°C in Beijing.", "chatcmpl-bench")
+
+
+def body(method: str, text: str, index: int) -> dict[str, Any]:
+    message = {
+        "kind": "message",
+        "messageId": f"m{index}",
+        "contextId": f"ctx{index}",
+        "role": "user",
+        "parts": [{"kind": "text", "text": text}],
+        # Ask for trpc's encoding: each delta is a frame (plain A2A sends the final text only).
+        "metadata": {"interaction_spec_version": INTERACTION_SPEC_VERSION},
+    }
+    return {"jsonrpc": "2.0", "id": index, "method": method, "params": {"message": message}}
+
+
+def caller_headers(provider: trace.TracerProvider, name: str) -> dict[str, str]:
+    """What a traced caller sends: its invoke_agent span as ``traceparent`` (none when off).
+
+    The span ends at once: only its creation and injection are on the caller's side."""
+    with invoke_agent_span(name, tracer_provider=provider) as invocation:
+        return dict(invocation.inject({}))
+
+
+async def unary_rate(http: httpx.AsyncClient, url: str, provider: trace.TracerProvider) -> float:
+    start = time.perf_counter()
+    for index in range(UNARY_CALLS):
+        response = await http.post(
+            url, json=body("message/send", "hi", index), headers=caller_headers(provider, "bench")
+        )
+        assert "result" in response.json()
+    return UNARY_CALLS / (time.perf_counter() - start)
+
+
+async def stream_rate(http: httpx.AsyncClient, url: str, provider: trace.TracerProvider) -> float:
+    """Delta events per second over ``STREAMS`` streams of ``DELTAS`` deltas."""
+    frames = 0
+    start = time.perf_counter()
+    for index in range(STREAMS):
+        headers = caller_headers(provider, "bench")
+        payload = body("message/stream", "stream", index)
+        async with http.stream("POST", url, json=payload, headers=headers) as response:
+            async for line in response.aiter_lines():
+                frames += line.startswith("data:")
+    assert frames >= STREAMS * DELTAS
+    return STREAMS * DELTAS / (time.perf_counter() - start)
+
+
+def options(provider: trace.TracerProvider) -> ServerOptions:
+    # No coalescing: every delta is its own SSE frame, the worst case for per-frame costs.
+    return ServerOptions(grpc_port=None, coalesce_after=10 * DELTAS, tracer_provider=provider)
+
+
+async def main() -> None:
+    set_w3c_propagator()
+    dropped = DropSpans()
+    on = TracerProvider()
+    on.add_span_processor(BatchSpanProcessor(dropped))
+    off = trace.NoOpTracerProvider()
+    agent = FunctionAgent(name="bench", description="answers", fn=agent_run)
+    configs = {"off": off, "on": on}
+    best: dict[tuple[str, str], float] = {}
+    async with (
+        BridgeServer(agent, options(off)) as plain,
+        BridgeServer(agent, options(on)) as traced,
+        httpx.AsyncClient(timeout=None) as http,
+    ):
+        urls = {"off": plain.jsonrpc_url, "on": traced.jsonrpc_url}
+        for label, provider in configs.items():  # warm-up
+            await unary_rate(http, urls[label], provider)
+        for _ in range(ROUNDS):
+            for label, provider in configs.items():
+                for workload, measure in (("unary", unary_rate), ("stream", stream_rate)):
+                    rate = await measure(http, urls[label], provider)
+                    best[label, workload] = max(best.get((label, workload), 0.0), rate)
+    on.shutdown()
+    for workload, unit in (("unary", "requests/s"), ("stream", "delta events/s")):
+        off_rate, on_rate = best["off", workload], best["on", workload]
+        print(
+            f"{workload:6}  off {off_rate:9.0f} {unit}   on {on_rate:9.0f} {unit}   "
+            f"on/off = {on_rate / off_rate:.2f}  (overhead {(1 - on_rate / off_rate) * 100:.1f} %)"
+        )
+    print(f"spans exported (and dropped) while on: {dropped.count}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
