@@ -31,9 +31,10 @@ def gopeer() -> Iterator[Path]:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    cell = dict(report.user_properties).get("cell")
-    if cell is None:
+    found = dict(report.user_properties).get("cell")
+    if not isinstance(found, tuple):
         return
+    cell: tuple[str, str] = found
     if report.when == "call" or report.outcome != "passed":
         if report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
