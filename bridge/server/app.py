@@ -199,6 +199,9 @@ class BridgeServer:
             await self._grpc.start()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit this; without it a pre-bound socket answers with
+        # Nagle on, and each response waits ~40 ms for the client's delayed ACK.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host, self.options.port))
         self.http_port = sock.getsockname()[1]
         config = uvicorn.Config(
