@@ -559,10 +559,10 @@ class StreamEncoder:
 
 class UnaryEncoder:
     """One ``message/send`` run (§2.6). Feed events with :meth:`add` until it returns
-    ``False`` (a terminal error ended the run), then take :meth:`result`.
-
-    Deviation: partial chunks are skipped. trpc turns each into an empty metadata-only
-    history message; their text is repeated by the final non-partial response anyway.
+    ``False`` (a terminal error or the runner completion ended the run), then take
+    :meth:`result`. As in trpc, partial chunks are not skipped: each becomes a
+    metadata-only message (its ``Message`` is empty), so avoid streaming agents behind
+    ``message/send`` or expect those entries in the history.
     """
 
     def __init__(self, options: EncodeOptions) -> None:
@@ -577,8 +577,6 @@ class UnaryEncoder:
         if event.is_terminal_error():
             self.error = event
             return False
-        if event.is_partial:
-            return True
         encoded = encode_event(event, self.options, streaming=False)
         if encoded is not None:
             self.messages.append(encoded)

@@ -19,8 +19,10 @@ from a2a.types import TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.trpc_encode import StreamFrame
 
-#: Frames a subscriber may hold before deltas start to be merged.
-DEFAULT_COALESCE_AFTER = 32
+#: Frames a subscriber may hold before deltas start to be merged: trpc-agent-go's own
+#: subscriber buffer size (reference §7.12). A consumer within that lag sees exactly
+#: trpc's frames; past it trpc aborts the stream ("event queue is full"), we merge.
+DEFAULT_COALESCE_AFTER = 1024
 
 
 def _single_text(frame: StreamFrame) -> bool:

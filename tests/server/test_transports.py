@@ -54,8 +54,11 @@ async def test_unary_run(demo_server: BridgeServer, transport: str) -> None:
     task = response.task
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     assert task.artifacts[0].parts[0].text == "It is 14°C in Paris."
-    kinds = [dict(m.parts[0].metadata).get("type") for m in task.history]
+    # As in trpc, the streamed chunks stay in the history as metadata-only messages.
+    kinds = [dict(m.parts[0].metadata).get("type") for m in task.history if m.parts]
     assert kinds == ["function_call", "function_response"]
+    chunks = [m for m in task.history if not m.parts]
+    assert chunks and all(m.metadata["object_type"] == "chat.completion.chunk" for m in chunks)
     await client.close()
 
 
