@@ -9,6 +9,7 @@ yet; the ``a2a.*`` keys below are this bridge's own.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 
@@ -52,8 +53,14 @@ def tracing_enabled(provider: trace.TracerProvider | None = None) -> bool:
     return not isinstance(current, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
+@functools.lru_cache(maxsize=16)
 def get_tracer(provider: trace.TracerProvider | None = None) -> trace.Tracer:
-    """The bridge's tracer; with no provider, the global one (resolved lazily by the API)."""
+    """The bridge's tracer; with no provider, the global one (resolved lazily by the API).
+
+    Cached: the SDK builds a new tracer on every call (tens of µs), and hooks ask per
+    request. A tracer from the not-yet-set global provider is a proxy that follows the
+    provider once one is set, so caching it is safe.
+    """
     return trace.get_tracer(TRACER_NAME, tracer_provider=provider)
 
 
