@@ -52,20 +52,46 @@ def _record_cell(request: pytest.FixtureRequest) -> None:
         request.node.user_properties.append(("cell", (marker.args[0], marker.args[1])))
 
 
-def _table() -> str:
-    rows = sorted({row for row, _ in _CELLS})
-    columns = sorted({column for _, column in _CELLS})
-    lines = ["| scenario | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+def _table(columns: list[str], notes: dict[str, int]) -> str:
+    rows = sorted({row for row, column in _CELLS if column in columns})
+    lines = [
+        "| scenario / check | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
     for row in rows:
-        cells = [_CELLS.get((row, column), "—") for column in columns]
+        cells = []
+        for column in columns:
+            value = _CELLS.get((row, column), "—")
+            if value.startswith("n/a ("):
+                note = notes.setdefault(value[5:-1], len(notes) + 1)
+                value = f"n/a [{note}]"
+            cells.append(value)
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _report() -> str:
+    """The A2A matrix (columns ending in the wire version) and the other checks, with
+    the reasons of n/a cells as numbered notes."""
+    columns = sorted({column for _, column in _CELLS})
+    wire = [c for c in columns if c.endswith((" v0", " v1"))]
+    other = [c for c in columns if c not in wire]
+    notes: dict[str, int] = {}
+    parts = [_table(wire, notes)]
+    if other:
+        parts.append(
+            "Other cross-language checks (AG-UI output, one trace across agents, identity, "
+            "cancellation):"
+        )
+        parts.append(_table(other, notes))
+    parts += [f"[{number}] {reason}" for reason, number in notes.items()]
+    return "\n\n".join(parts)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _CELLS:
         return
-    table = _table()
+    table = _report()
     terminalreporter.write_sep("=", "interop matrix")
     terminalreporter.write_line(table)
     if os.environ.get("INTEROP_REPORT") != "1":

@@ -26,6 +26,17 @@ from trpc_bridge.scenarios import SCRIPTS
 
 SCENARIOS = sorted(SCRIPTS)
 MODES = ("stream", "unary")
+
+
+def _cells(column: str, *, v1: bool = False) -> list[Any]:
+    """(scenario, mode) parameters, each marked with its matrix cell."""
+    return [
+        pytest.param(s, m, marks=pytest.mark.cell(s, f"{column} {m} {'v1' if v1 else 'v0'}"))
+        for s in SCENARIOS
+        for m in MODES
+    ]
+
+
 V1_MISSING = (
     "trpc-agent-go's A2A 1.0 path needs trpc.group/trpc-go/trpc-a2a-go/v2"
     "@v2.0.0-alpha.3.0.20260728070620-f4f0b6dd56ad, which the Go module proxy does not serve"
@@ -52,15 +63,10 @@ def servers(gopeer: Path) -> Iterator[dict[tuple[str, str], Process]]:
         yield Lazy()
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(("scenario", "mode"), _cells("go→py"))
 def test_go_client_python_server(
-    request: pytest.FixtureRequest,
-    servers: dict[tuple[str, str], Process],
-    scenario: str,
-    mode: str,
+    servers: dict[tuple[str, str], Process], scenario: str, mode: str
 ) -> None:
-    request.applymarker(pytest.mark.cell(scenario, f"go→py {mode} v0"))
     stream = mode == "stream"
     reference = go_call(servers["go", scenario].url, "hi", stream=stream)
     bridged = go_call(servers["py", scenario].url, "hi", stream=stream)
@@ -95,15 +101,10 @@ async def _python_call(
         await agent.aclose()
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(("scenario", "mode"), _cells("py→go"))
 def test_python_client_go_server(
-    request: pytest.FixtureRequest,
-    servers: dict[tuple[str, str], Process],
-    scenario: str,
-    mode: str,
+    servers: dict[tuple[str, str], Process], scenario: str, mode: str
 ) -> None:
-    request.applymarker(pytest.mark.cell(scenario, f"py→go {mode} v0"))
     events = asyncio.run(_python_call(servers["go", scenario].url, "hi", stream=mode == "stream"))
     expected = SCRIPTS[scenario](AgentRequest())
     if mode == "unary":
@@ -113,14 +114,12 @@ def test_python_client_go_server(
     assert _content(events) == _content(expected)
 
 
-@pytest.mark.parametrize("direction", ["go→py", "py→go"])
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_v1_wire(request: pytest.FixtureRequest, scenario: str, mode: str, direction: str) -> None:
-    request.applymarker(pytest.mark.cell(scenario, f"{direction} {mode} v1"))
+@pytest.mark.parametrize(("scenario", "mode"), _cells("go→py", v1=True) + _cells("py→go", v1=True))
+def test_v1_wire(scenario: str, mode: str) -> None:
     pytest.skip(V1_MISSING)
 
 
+@pytest.mark.cell("X-User-ID", "go→py, py→go")
 def test_user_id_reaches_both_sides(servers: dict[tuple[str, str], Process]) -> None:
     bridged = go_call(servers["py", "whoami"].url, "hi", stream=True, user="alice")
     texts = [
@@ -133,6 +132,7 @@ def test_user_id_reaches_both_sides(servers: dict[tuple[str, str], Process]) -> 
     go.wait_for_log(lambda line: line.get("log") == "request" and line.get("x_user_id") == "bob")
 
 
+@pytest.mark.cell("cancel", "py→go")
 def test_python_cancel_stops_the_go_run(gopeer: Path) -> None:
     async def consume_a_few(url: str) -> None:
         agent = await RemoteAgent.connect(url, stream=True)
@@ -151,6 +151,7 @@ def test_python_cancel_stops_the_go_run(gopeer: Path) -> None:
         assert end["canceled"] is True
 
 
+@pytest.mark.cell("cancel", "go→py")
 def test_go_cancel_stops_the_python_run(servers: dict[tuple[str, str], Process]) -> None:
     bridge = servers["py", "long_slow"]
     result = go_call(bridge.url, "hi", stream=True, cancel_after=10)
