@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -51,3 +52,23 @@ class FunctionAgent:
 
 class _RunFn(Protocol):
     def __call__(self, request: AgentRequest, /) -> AsyncIterator[AgentEvent]: ...
+
+
+async def close_events(events: AsyncIterator[AgentEvent]) -> None:
+    """Stop an agent's run: close its event iterator if it can be closed (async
+    generators can; a plain iterator has nothing to stop)."""
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+@contextlib.asynccontextmanager
+async def closing_events(
+    events: AsyncIterator[AgentEvent],
+) -> AsyncIterator[AsyncIterator[AgentEvent]]:
+    """``async with closing_events(agent.run(request)) as events:`` — the run is stopped
+    when the block exits, however it exits (``contextlib.aclosing`` for any iterator)."""
+    try:
+        yield events
+    finally:
+        await close_events(events)

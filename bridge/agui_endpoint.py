@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from trpc_bridge.agent import Agent
+from trpc_bridge.agent import Agent, close_events
 from trpc_bridge.codecs.agui import AguiTranslator, request_from_run_input
 from trpc_bridge.events import AgentEvent
 
@@ -77,8 +77,6 @@ async def _sse(
         tail = translator.fail(str(exc) or type(exc).__name__, type(exc).__name__)
     finally:
         # Also on cancellation (client disconnect): stop the agent's work.
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await close_events(events)
     for out in tail:
         yield encoder.encode(out)

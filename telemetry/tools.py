@@ -16,6 +16,7 @@ from opentelemetry import trace
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.util.types import AttributeValue
 
+from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, ObjectType
 from trpc_bridge.telemetry.spans import (
     OP_EXECUTE_TOOL,
@@ -124,5 +125,4 @@ async def _observed(
         if tools is not None:
             tools.close()
         # Closing this wrapper must stop the agent, as closing its own iterator would.
-        if isinstance(events, AsyncGenerator):
-            await events.aclose()
+        await close_events(events)

@@ -6,10 +6,12 @@ agent could not be reached, its card is unusable, or the run ended in an error.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
+from trpc_bridge.agent import closing_events
 from trpc_bridge.client.card import RemoteAgentError
 from trpc_bridge.client.console import ConsoleView
 from trpc_bridge.client.remote_agent import RemoteAgent
@@ -35,8 +37,13 @@ async def run_call(
     view = ConsoleView(_write, color=sys.stdout.isatty())
     error: ResponseError | None = None
     try:
-        async with await RemoteAgent.connect(url, transport=transport, stream=stream) as agent:
-            async for event in agent.run(request):
+        async with (
+            await RemoteAgent.connect(url, transport=transport, stream=stream) as agent,
+            # Closed before the agent: leaving early must still cancel the remote task,
+            # which needs the agent's connection.
+            closing_events(agent.run(request)) as events,
+        ):
+            async for event in events:
                 if json_lines:
                     _write(event.to_json_line() + "\n")
                 else:
@@ -46,6 +53,10 @@ async def run_call(
     except RemoteAgentError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`… | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     finally:
         view.close()
     if error is not None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,8 @@ from replay_server import ReplayPeer, go_sse_frame, serving
 from trpc_bridge.client.call_command import run_call
 from trpc_bridge.client.console import ConsoleView
 from trpc_bridge.codecs.trpc_decode import decode_stream
+from trpc_bridge.scenarios import long_slow
+from trpc_bridge.server import BridgeServer, ServerOptions
 
 VECTORS = Path(__file__).parent.parent / "vectors"
 
@@ -42,3 +47,22 @@ async def test_exit_status_and_json_lines(capsys: pytest.CaptureFixture[str]) ->
         assert "ended before task task-1" in capsys.readouterr().err
     assert await run_call(base, "anyone?") == 1
     assert capsys.readouterr().err.startswith("error: cannot reach")
+
+
+async def test_reader_going_away_exits_quietly() -> None:
+    """`trpc-bridge call … --json | head -1`: exit 0 and no traceback (the remote run is
+    cancelled while the agent's connection is still open)."""
+    cli = Path(sys.executable).parent / "trpc-bridge"
+    async with BridgeServer(long_slow, ServerOptions()) as server:
+        proc = subprocess.Popen(
+            [str(cli), "call", server.base_url, "hi", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        first = await asyncio.to_thread(proc.stdout.readline)
+        assert json.loads(first)["object"].startswith("preprocessing.")
+        proc.stdout.close()  # the CLI's next write fails with EPIPE
+        stderr = await asyncio.to_thread(proc.stderr.read)
+        assert await asyncio.to_thread(proc.wait, 30) == 0
+        assert b"Traceback" not in stderr, stderr.decode()
