@@ -62,6 +62,7 @@ from trpc_bridge.codecs.trpc_keys import (
     PART_THOUGHT,
     PART_TYPE,
     decode_state_delta,
+    file_part_type,
     go_json,
 )
 from trpc_bridge.events import (
@@ -69,7 +70,6 @@ from trpc_bridge.events import (
     ChatMessage,
     Choice,
     ContentPart,
-    ContentPartType,
     ErrorType,
     FunctionCall,
     ObjectType,
@@ -88,8 +88,6 @@ DataPartMapper = Callable[[Any, JsonMap], Sequence[ContentPart] | None]
 
 # a2a-sdk's 0.3 layer wraps non-object DataPart values as {"value": …} with this flag.
 _DATA_PART_COMPAT = "data_part_compat"
-_IMAGE_FORMATS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "tiff"})
-_AUDIO_FORMATS = frozenset({"mp3", "wav", "mpeg", "mpga", "ogg", "flac", "m4a", "aac"})
 
 
 # --- parts → content ------------------------------------------------------------------
@@ -158,20 +156,6 @@ def _function_response(data: Any) -> ChatMessage:
     )
 
 
-def _file_part_type(part: WirePart) -> ContentPartType:
-    declared = part.metadata.get(PART_CONTENT_TYPE)
-    if declared in ("image", "audio", "file"):
-        return declared  # type: ignore[no-any-return]
-    mime = part.mime_type.lower()
-    if mime.startswith("image/") or mime in _IMAGE_FORMATS:
-        return "image"
-    if mime.startswith("audio/") or mime in _AUDIO_FORMATS:
-        return "audio"
-    if part.name in ("image", "audio"):
-        return "image" if part.name == "image" else "audio"
-    return "file"
-
-
 def _file_content(part: WirePart) -> ContentPart:
     data: bytes | None = None
     if part.file_base64 is not None:
@@ -180,7 +164,7 @@ def _file_content(part: WirePart) -> ContentPart:
         except (binascii.Error, ValueError):
             data = part.file_base64.encode()  # trpc falls back to the raw bytes
     return ContentPart(
-        type=_file_part_type(part),
+        type=file_part_type(part.metadata.get(PART_CONTENT_TYPE), part.mime_type, part.name),
         data=data,
         url=part.file_uri if data is None else "",
         mime_type=part.mime_type,

@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from trpc_bridge.events import ContentPartType
+
 #: The interaction spec version this bridge speaks and declares.
 INTERACTION_SPEC_VERSION = "0.1"
 #: The agent-card extension that declares the trpc dialect.
@@ -60,6 +62,29 @@ DATA_PART_TYPES = (FUNCTION_CALL, FUNCTION_RESPONSE, EXECUTABLE_CODE, CODE_EXECU
 DEFAULT_ERROR_TEXT = "An error occurred while processing your request."
 # trpc's runner stores the last response id of a run under this state key.
 STATE_LAST_RESPONSE_ID = "last_response_id"
+
+
+# Bare formats trpc-agent-go recognises when a FilePart's mime type has no `type/` prefix.
+_IMAGE_FORMATS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "tiff"})
+_AUDIO_FORMATS = frozenset({"mp3", "wav", "mpeg", "mpga", "ogg", "flac", "m4a", "aac"})
+
+
+def file_part_type(content_type: Any, mime_type: str, name: str) -> ContentPartType:
+    """What a FilePart holds, decided as trpc-agent-go does: the ``content_type`` part
+    metadata, else the mime type (``image/…``, ``audio/…`` or a bare format), else the
+    legacy names ``image`` / ``audio``; a plain file otherwise."""
+    if content_type in ("image", "audio", "file"):
+        return content_type  # type: ignore[no-any-return]
+    mime = mime_type.lower()
+    if mime.startswith("image/") or mime in _IMAGE_FORMATS:
+        return "image"
+    if mime.startswith("audio/") or mime in _AUDIO_FORMATS:
+        return "audio"
+    if name == "image":
+        return "image"
+    if name == "audio":
+        return "audio"
+    return "file"
 
 
 class CodecError(ValueError):

@@ -23,12 +23,10 @@ from trpc_bridge.codecs.trpc_keys import (
     META_SPEC_VERSION,
     META_USER_ID,
     PART_CONTENT_TYPE,
+    file_part_type,
 )
-from trpc_bridge.events import AgentRequest, ContentPart, ContentPartType
+from trpc_bridge.events import AgentRequest, ContentPart
 
-# Bare formats trpc-agent-go recognises when a FilePart's mime type has no `type/` prefix.
-_IMAGE_FORMATS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "tiff"})
-_AUDIO_FORMATS = frozenset({"mp3", "wav", "mpeg", "mpga", "ogg", "flac", "m4a", "aac"})
 # a2a-sdk's 0.3 compat layer wraps non-object DataPart values as {"value": …} with this flag.
 _DATA_PART_COMPAT = "data_part_compat"
 
@@ -112,20 +110,6 @@ def request_to_message(
 # --- inbound --------------------------------------------------------------------------
 
 
-def _file_part_type(part: Part, metadata: dict[str, Any]) -> ContentPartType:
-    declared = metadata.get(PART_CONTENT_TYPE)
-    if declared in ("image", "audio", "file"):
-        return declared  # type: ignore[no-any-return]
-    mime = part.media_type.lower()
-    if mime.startswith("image/") or mime in _IMAGE_FORMATS:
-        return "image"
-    if mime.startswith("audio/") or mime in _AUDIO_FORMATS:
-        return "audio"
-    if part.filename in ("image", "audio"):
-        return "image" if part.filename == "image" else "audio"
-    return "file"
-
-
 def a2a_part_to_content(part: Part) -> ContentPart | None:
     """A non-text part as a content part; ``None`` for text parts."""
     kind = part.WhichOneof("content")
@@ -137,7 +121,7 @@ def a2a_part_to_content(part: Part) -> ContentPart | None:
         if metadata.get(_DATA_PART_COMPAT) and isinstance(value, dict) and "value" in value:
             value = value["value"]
         return ContentPart(type="text", text=json.dumps(value, ensure_ascii=False))
-    part_type = _file_part_type(part, metadata)
+    part_type = file_part_type(metadata.get(PART_CONTENT_TYPE), part.media_type, part.filename)
     if kind == "raw":
         return ContentPart(
             type=part_type, data=part.raw, mime_type=part.media_type, name=part.filename
