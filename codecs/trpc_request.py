@@ -4,14 +4,14 @@ Outbound (``request_to_message``) writes what trpc-agent-go's ``A2AAgent`` write
 (reference §3.2, vectors Q01/Q02): text first, then one part per content part, request
 metadata ``interaction_spec_version`` / ``invocation_id`` / ``user_id``. Inbound
 (``message_to_request``) reads any A2A user message the way trpc-agent-go's server does
-(§2.9), except that DataParts become JSON text, not Go's ``map[k:v]`` rendering (the v1
-server's behaviour; a deliberate deviation, see README).
+(§2.9), except that DataParts become compact JSON text (``{"count":2}``, as trpc's v1
+server writes them; Struct's ``2.0`` comes out as ``2``), not Go v0's ``map[k:v]``
+rendering — a deliberate deviation, see README.
 """
 
 from __future__ import annotations
 
 import enum
-import json
 from typing import Any
 
 from a2a.types import Message, Part, Role
@@ -24,6 +24,7 @@ from trpc_bridge.codecs.trpc_keys import (
     META_USER_ID,
     PART_CONTENT_TYPE,
     file_part_type,
+    go_json,
 )
 from trpc_bridge.events import AgentRequest, ContentPart
 
@@ -120,7 +121,7 @@ def a2a_part_to_content(part: Part) -> ContentPart | None:
         value = MessageToDict(part.data)
         if metadata.get(_DATA_PART_COMPAT) and isinstance(value, dict) and "value" in value:
             value = value["value"]
-        return ContentPart(type="text", text=json.dumps(value, ensure_ascii=False))
+        return ContentPart(type="text", text=go_json(value))
     part_type = file_part_type(metadata.get(PART_CONTENT_TYPE), part.media_type, part.filename)
     if kind == "raw":
         return ContentPart(

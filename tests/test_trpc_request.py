@@ -44,19 +44,21 @@ def test_no_spec_version_when_not_negotiated() -> None:
 
 def test_inbound_message_concatenates_text_and_keeps_files_and_data() -> None:
     data = Part(data=ParseDict({"key": "value"}, Value()))
+    counted = Part(data=ParseDict({"count": 2, "enabled": True}, Value()))
     image = Part(url="https://x/y.png", media_type="image/png", filename="y.png")
     audio = Part(raw=b"RIFF", media_type="wav")
     message = Message(
         message_id="m1",
         context_id="ctx",
         role=Role.ROLE_USER,
-        parts=[Part(text="Text: "), data, Part(text="more"), image, audio],
+        parts=[Part(text="Text: "), data, Part(text="more"), image, audio, counted],
     )
     message.metadata.update({"interaction_spec_version": "0.1", "invocation_id": "inv", "k": 1})
     request = message_to_request(message, user_id="alice")
     assert request.text == "Text: more"
-    assert [p.type for p in request.content_parts] == ["text", "image", "audio"]
-    assert request.content_parts[0].text == '{"key": "value"}'
+    assert [p.type for p in request.content_parts] == ["text", "image", "audio", "text"]
+    assert request.content_parts[3].text == '{"count":2,"enabled":true}'  # not 2.0
+    assert request.content_parts[0].text == '{"key":"value"}'
     assert request.content_parts[1].url == "https://x/y.png"
     assert request.content_parts[2].data == b"RIFF"
     assert request.user_id == "alice"
