@@ -66,17 +66,28 @@ def serve(
 
     from trpc_bridge.codecs.trpc_request import Negotiation
     from trpc_bridge.server import BridgeServer, ServerOptions
-    from trpc_bridge.server.loader import load_agent
+    from trpc_bridge.server.loader import AgentLoadError, load_agent
 
+    try:
+        policy = Negotiation(negotiation)
+    except ValueError:
+        raise typer.BadParameter(
+            "must be auto, always or never", param_hint="--negotiation"
+        ) from None
     options = ServerOptions(
         host=host,
         port=port,
         grpc_port=None if grpc_port < 0 else grpc_port,
-        negotiation=Negotiation(negotiation),
+        negotiation=policy,
         task_store=task_store,
         max_request_bytes=max_request_bytes,
     )
-    server = BridgeServer(load_agent(agent), options)
+    try:
+        loaded = load_agent(agent)
+    except AgentLoadError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    server = BridgeServer(loaded, options)
 
     async def run() -> None:
         await server.start()

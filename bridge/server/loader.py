@@ -3,22 +3,39 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 from trpc_bridge.agent import Agent
 
 
+class AgentLoadError(ValueError):
+    """``--agent`` names nothing usable; the message says what and why."""
+
+
 def load_agent(spec: str) -> Agent:
     """The built-in demo agent, or the object at ``module:attr``; a callable attribute
-    (a factory) is called without arguments."""
+    (a factory) is called without arguments. Modules are also looked up in the current
+    directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
+    ``./weather.py``."""
     if spec == "demo":
         from trpc_bridge.demo_agent import demo_agent
 
         return demo_agent()
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"--agent must be 'demo' or 'module:attr', got {spec!r}")
-    target = getattr(importlib.import_module(module_name), attr)
-    agent = target if isinstance(target, Agent) else target()
+        raise AgentLoadError(f"--agent must be 'demo' or 'module:attr', got {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentLoadError(f"cannot import {module_name!r}: {exc}") from exc
+    try:
+        target = getattr(module, attr)
+    except AttributeError as exc:
+        raise AgentLoadError(f"module {module_name!r} has no attribute {attr!r}") from exc
+    agent = target() if callable(target) and not isinstance(target, Agent) else target
     if not isinstance(agent, Agent):
-        raise TypeError(f"{spec} is not an Agent (name, description, skills, run)")
+        raise AgentLoadError(f"{spec} is not an Agent (name, description, skills, run)")
     return agent
