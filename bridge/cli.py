@@ -91,12 +91,8 @@ def serve(
 
     async def run() -> None:
         await server.start()
-        typer.echo(f"agent     {server.agent.name}")
-        typer.echo(f"JSON-RPC  {server.jsonrpc_url}  (A2A 0.3 and 1.0)")
-        typer.echo(f"REST      {server.rest_url}")
-        if server.grpc_address:
-            typer.echo(f"gRPC      {server.grpc_address}  (A2A 1.0)")
-        typer.echo(f"card      {server.card_url}")
+        for line in server.describe():
+            typer.echo(line)
         try:
             await asyncio.Event().wait()
         finally:

@@ -25,13 +25,8 @@ async def run_proxy(
         await server.start()
         try:
             echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
-            echo(f"agent     {remote.name}")
-            echo(f"JSON-RPC  {server.jsonrpc_url}  (A2A 0.3 and 1.0)")
-            echo(f"REST      {server.rest_url}")
-            if server.grpc_address:
-                echo(f"gRPC      {server.grpc_address}  (A2A 1.0)")
-            echo(f"AG-UI     {server.base_url}/agui")
-            echo(f"card      {server.card_url}")
+            for line in server.describe():
+                echo(line)
             await asyncio.Event().wait()
         finally:
             await server.stop()

@@ -141,6 +141,22 @@ class BridgeServer:
     def grpc_address(self) -> str:
         return f"{self.options.host}:{self.grpc_port}" if self._grpc is not None else ""
 
+    @property
+    def agui_url(self) -> str:
+        return f"{self.base_url}/agui"
+
+    def describe(self) -> list[str]:
+        """What this server serves, one line per endpoint (printed by the CLI)."""
+        lines = [
+            f"agent     {self.agent.name}",
+            f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
+            f"REST      {self.rest_url}  (A2A 0.3 and 1.0)",
+        ]
+        if self.grpc_address:
+            lines.append(f"gRPC      {self.grpc_address}  (A2A 1.0)")
+        lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
+        return lines
+
     def agent_card(self) -> AgentCard:
         return build_agent_card(self.agent, base_url=self.base_url, grpc_address=self.grpc_address)
 
