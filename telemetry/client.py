@@ -23,6 +23,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 
+from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.spans import (
     A2A_TASK_ID,
@@ -44,15 +45,15 @@ def inject_headers(
     headers: MutableMapping[str, str],
     *,
     context: otel_context.Context | None = None,
-    tracer_provider: trace.TracerProvider | None = None,
 ) -> MutableMapping[str, str]:
     """Add ``traceparent`` / ``tracestate`` / ``baggage`` for ``context`` (default: current).
 
     For code that sends its own HTTP requests (a raw httpx SSE reader). Adds nothing when
-    tracing is off or there is no valid span, like trpc-agent-go's ``extractTraceHeaders``.
+    there is no valid span context, like trpc-agent-go's ``extractTraceHeaders``. With
+    tracing off the current context can still hold a caller's trace (see
+    :func:`trpc_bridge.telemetry.server.forwarded_context`): that is passed on unchanged.
     """
-    if tracing_enabled(tracer_provider):
-        propagate.inject(headers, context=context)
+    propagate.inject(headers, context=context)
     return headers
 
 
@@ -63,12 +64,9 @@ class TraceContextInterceptor(ClientCallInterceptor):
     one there (see :meth:`AgentInvocation.call_context`), else from the current context.
     """
 
-    def __init__(self, *, tracer_provider: trace.TracerProvider | None = None) -> None:
-        self._provider = tracer_provider
-
     async def before(self, args: BeforeArgs) -> None:
-        if not tracing_enabled(self._provider):
-            return
+        # Also with tracing off: a caller's context made current by the server side is
+        # forwarded (propagate.inject adds nothing when there is no valid span context).
         explicit = args.context.state.get(OTEL_CONTEXT_STATE_KEY) if args.context else None
         carrier: dict[str, str] = {}
         propagate.inject(carrier, context=explicit)
@@ -267,9 +265,8 @@ async def _stepped(
                 invocation.observe(event)
                 yield event
         finally:
-            if isinstance(events, AsyncGenerator):
-                token = otel_context.attach(invocation.context)
-                try:
-                    await events.aclose()  # e.g. the remote cancel, still inside the span
-                finally:
-                    otel_context.detach(token)
+            token = otel_context.attach(invocation.context)
+            try:
+                await close_events(events)  # e.g. the remote cancel, still inside the span
+            finally:
+                otel_context.detach(token)

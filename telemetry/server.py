@@ -10,6 +10,11 @@ copies the request's contextvars, so the agent's own spans become its children.
 
 A missing or malformed ``traceparent`` simply starts a new trace: extraction never
 raises, and nothing here can fail a request.
+
+With tracing off no span is opened, but an incoming trace context is still made current
+for the request (W3C's "forward what you do not take part in"), so a bridge in the middle
+of a chain — a proxy — passes the caller's ``traceparent`` / ``baggage`` on unchanged.
+Without trace headers, off costs one scan of the header list.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import inspect
 import json
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +128,23 @@ class _ServerSpans:
             otel_context.detach(token)
 
 
+_PROPAGATED = frozenset({"traceparent", "tracestate", "baggage"})
+
+
+@contextmanager
+def forwarded_context(carrier: Mapping[str, str]) -> Iterator[None]:
+    """Tracing off: make the caller's trace context current (no span), so that outgoing
+    calls made while handling the request carry it on."""
+    if not _PROPAGATED.intersection(carrier):
+        yield
+        return
+    token = otel_context.attach(propagate.extract(carrier))
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
 class TraceContextMiddleware:
     """Pure ASGI middleware: one SERVER span per A2A message call over JSON-RPC or REST.
 
@@ -145,16 +167,16 @@ class TraceContextMiddleware:
         self._spans = _ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] != "POST"
-            or not tracing_enabled(self._spans.provider)
-        ):
+        if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
+            return
+        headers = _selected_headers(scope, self._spans.user_id_header)
+        if not tracing_enabled(self._spans.provider):
+            with forwarded_context(headers):
+                await self.app(scope, receive, send)
             return
         body, received = await _read_body(receive)
         replay = _replaying(received, receive)
-        headers = _selected_headers(scope, self._spans.user_id_header)
         call = _http_message_call(scope["path"], body, headers, self._spans)
         if call is None:
             await self.app(scope, replay, send)
@@ -253,6 +275,8 @@ def _text(value: Any) -> str:
 
 _Unary = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 _Streaming = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]
+#: Opens what a gRPC message call runs inside: its SERVER span, or just the forwarded context.
+_CallScope = Callable[[Any], AbstractContextManager[Any]]
 
 
 class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -276,7 +300,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(handler_call_details)
-        if handler is None or not tracing_enabled(self._spans.provider):
+        if handler is None:
             return handler
         service, _, method = handler_call_details.method.rpartition("/")
         if method not in GRPC_MESSAGE_METHODS:
@@ -287,36 +311,49 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
             if isinstance(value, str)
         }
         version = "0.3" if service.lstrip("/") == GRPC_SERVICE_V03 else "1.0"
+        scope: _CallScope
+        if tracing_enabled(self._spans.provider):
+
+            def scope(request: Any) -> AbstractContextManager[Any]:
+                return self._spans.span(metadata, self._grpc_call(request, metadata, version))
+
+        elif _PROPAGATED.intersection(metadata):
+
+            def scope(request: Any) -> AbstractContextManager[Any]:
+                return forwarded_context(metadata)
+
+        else:
+            return handler
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                self._traced_unary(handler.unary_unary, metadata, version),
+                self._traced_unary(handler.unary_unary, scope),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                self._traced_stream(handler.unary_stream, metadata, version),
+                self._traced_stream(handler.unary_stream, scope),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
-    def _traced_unary(self, inner: _Unary, metadata: dict[str, str], version: str) -> _Unary:
+    @staticmethod
+    def _traced_unary(inner: _Unary, scope: _CallScope) -> _Unary:
         async def behavior(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            with self._spans.span(metadata, self._grpc_call(request, metadata, version)):
+            with scope(request):
                 return await inner(request, context)
 
         return behavior
 
-    def _traced_stream(self, inner: _Streaming, metadata: dict[str, str], version: str) -> Any:
-        spans = self._spans
-        call_of = self._grpc_call
+    @staticmethod
+    def _traced_stream(inner: _Streaming, scope: _CallScope) -> Any:
         if inspect.isasyncgenfunction(inner):
 
             async def streaming(
                 request: Any, context: grpc.aio.ServicerContext[Any, Any]
             ) -> AsyncIterator[Any]:
-                with spans.span(metadata, call_of(request, metadata, version)):
+                with scope(request):
                     async for response in inner(request, context):
                         yield response
 
@@ -324,7 +361,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
 
         # A handler that writes with ``context.write`` and returns a coroutine.
         async def writing(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            with spans.span(metadata, call_of(request, metadata, version)):
+            with scope(request):
                 return await inner(request, context)  # type: ignore[misc]
 
         return writing

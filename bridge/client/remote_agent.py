@@ -144,7 +144,7 @@ class RemoteAgent:
         headers = dict(self._headers)
         if request.user_id:
             headers[USER_ID_HEADER] = request.user_id
-        inject_headers(headers)  # W3C trace context of the caller, when tracing is on
+        inject_headers(headers)  # the caller's W3C trace context, if it has one
         return headers
 
     def run(

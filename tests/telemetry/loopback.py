@@ -240,9 +240,7 @@ async def connect(
             grpc_channel_factory=grpc.aio.insecure_channel,
             supported_protocol_bindings=[binding],
         )
-        interceptors: list[ClientCallInterceptor] = (
-            [TraceContextInterceptor(tracer_provider=tracer_provider)] if traced else []
-        )
+        interceptors: list[ClientCallInterceptor] = [TraceContextInterceptor()] if traced else []
         client = ClientFactory(config).create(card, interceptors=interceptors)
         try:
             yield client
