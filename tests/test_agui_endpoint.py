@@ -16,7 +16,10 @@ from agui_checks import check_sequence
 from agui_showcase import ShowcaseAgent, loopback
 from starlette.applications import Starlette
 
+from trpc_bridge import scenarios
+from trpc_bridge.agent import Agent
 from trpc_bridge.agui_endpoint import agui_routes
+from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.proxy_command import run_proxy
 from trpc_bridge.server import BridgeServer, ServerOptions
 
@@ -120,13 +123,16 @@ async def test_client_disconnect_closes_the_agent_iterator() -> None:
         await asyncio.wait_for(agent.closed.wait(), timeout=30)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
-@pytest.mark.parametrize("text", ["weather?", "error", "raise"])
-async def test_agui_client_verification_accepts_the_stream(text: str) -> None:
+NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+
+
+async def run_agui_client(agent: Agent, text: str) -> dict[str, Any]:
+    """Drive ``/agui`` for ``agent`` with ``@ag-ui/client`` (its verification on) and
+    return the harness's summary, asserting the client accepted the stream."""
     assert (NODE_HARNESS / "node_modules" / "@ag-ui" / "client").is_dir(), (
         "run `make tests/agui_node/node_modules` (npm ci) first"
     )
-    async with loopback(agui_routes(ShowcaseAgent())) as base:
+    async with loopback(agui_routes(agent)) as base:
         node = await asyncio.create_subprocess_exec(
             "node",
             str(NODE_HARNESS / "run.mjs"),
@@ -136,9 +142,38 @@ async def test_agui_client_verification_accepts_the_stream(text: str) -> None:
             stderr=asyncio.subprocess.PIPE,
         )
         out, err = await node.communicate()
-    summary = json.loads(out)
+    summary: dict[str, Any] = json.loads(out)
     assert summary["ok"], (summary["error"], err.decode())
     assert summary["warnings"] == []
+    return summary
+
+
+@NEEDS_NODE
+@pytest.mark.parametrize(
+    ("agent", "text"),
+    [
+        *[
+            pytest.param(demo_agent(), p, id=f"demo: {p}")
+            for p in ("weather in Shanghai?", "run some code", "please fail")
+        ],
+        *[
+            pytest.param(getattr(scenarios, name), "hi", id=f"scenario: {name}")
+            for name in sorted(scenarios.SCRIPTS)
+        ],
+    ],
+)
+async def test_agui_client_accepts_every_demo_prompt_and_interop_scenario(
+    agent: Agent, text: str
+) -> None:
+    summary = await run_agui_client(agent, text)
+    failing = "fail" in text or getattr(agent, "scenario", "") == "error"
+    assert summary["types"][-1] == ("RUN_ERROR" if failing else "RUN_FINISHED")
+
+
+@NEEDS_NODE
+@pytest.mark.parametrize("text", ["weather?", "error", "raise"])
+async def test_agui_client_verification_accepts_the_stream(text: str) -> None:
+    summary = await run_agui_client(ShowcaseAgent(), text)
     assert summary["types"][0] == "RUN_STARTED"
     if text == "weather?":
         assert summary["types"][-1] == "RUN_FINISHED"
