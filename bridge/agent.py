@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from trpc_bridge.events import AgentEvent, AgentRequest
+
+log = logging.getLogger("trpc_bridge.agent")
 
 
 @dataclass(frozen=True)
@@ -72,3 +75,14 @@ async def closing_events(
         yield events
     finally:
         await close_events(events)
+
+
+def agent_failure_message(agent_name: str, exc: BaseException) -> str:
+    """What the caller is told when an agent raised: ``agent failed: <ExceptionType>``.
+
+    Only the exception's type goes on the wire: its text may hold anything (a connection
+    string, a token, a user's data), and the caller is not necessarily trusted with it.
+    The whole exception is logged here, on the server, for the operator.
+    """
+    log.error("agent %s raised", agent_name, exc_info=exc)
+    return f"agent failed: {type(exc).__name__}"

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from trpc_bridge.agent import Agent, close_events
+from trpc_bridge.agent import Agent, agent_failure_message, close_events
 from trpc_bridge.codecs.agui import AguiTranslator, request_from_run_input
 from trpc_bridge.events import AgentEvent
 
@@ -52,7 +52,7 @@ def agui_routes(
             state_keys=run_input.state if isinstance(run_input.state, dict) else (),
         )
         return StreamingResponse(
-            _sse(translator, agent.run(agent_request), encoder),
+            _sse(agent.name, translator, agent.run(agent_request), encoder),
             media_type=encoder.get_content_type(),
             # Proxies must pass each event on as it comes.
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -62,7 +62,10 @@ def agui_routes(
 
 
 async def _sse(
-    translator: AguiTranslator, events: AsyncIterator[AgentEvent], encoder: EventEncoder
+    agent_name: str,
+    translator: AguiTranslator,
+    events: AsyncIterator[AgentEvent],
+    encoder: EventEncoder,
 ) -> AsyncIterator[str]:
     try:
         for out in translator.start():
@@ -74,7 +77,7 @@ async def _sse(
                 break
         tail: Sequence[BaseEvent] = translator.finish()
     except Exception as exc:  # the agent failed: the run ends with RUN_ERROR, not a cut stream
-        tail = translator.fail(str(exc) or type(exc).__name__, type(exc).__name__)
+        tail = translator.fail(agent_failure_message(agent_name, exc), type(exc).__name__)
     finally:
         # Also on cancellation (client disconnect): stop the agent's work.
         await close_events(events)

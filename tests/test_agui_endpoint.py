@@ -76,7 +76,10 @@ async def test_showcase_stream_is_valid_and_carries_the_request() -> None:
 
 @pytest.mark.parametrize(
     ("text", "message", "code"),
-    [("error", "upstream model overloaded", "503"), ("raise", "agent crashed", "RuntimeError")],
+    [
+        ("error", "upstream model overloaded", "503"),
+        ("raise", "agent failed: RuntimeError", "RuntimeError"),
+    ],
 )
 async def test_failures_close_everything_then_run_error(text: str, message: str, code: str) -> None:
     async with client_for(ShowcaseAgent()) as client:

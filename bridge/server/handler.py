@@ -59,7 +59,7 @@ from a2a.utils.errors import (
 )
 from opentelemetry.trace import TracerProvider
 
-from trpc_bridge.agent import Agent
+from trpc_bridge.agent import Agent, agent_failure_message
 from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder, PlainUnaryEncoder
 from trpc_bridge.codecs.trpc_encode import (
     EncodeOptions,
@@ -204,7 +204,8 @@ class BridgeRequestHandler(RequestHandler):
             except asyncio.CancelledError:
                 live.publish(_canceled(live))
             except Exception as exc:  # the agent failed: a terminal run_error
-                failure = AgentEvent.failure(f"agent failed: {exc}", type=ErrorType.RUN)
+                message = agent_failure_message(self.agent.name, exc)
+                failure = AgentEvent.failure(message, type=ErrorType.RUN)
                 for frame in run.encode(failure):
                     live.publish(frame)
         finally:
