@@ -34,7 +34,6 @@ from a2a.server.routes import (
     create_jsonrpc_routes,
     create_rest_routes,
 )
-from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -49,6 +48,7 @@ from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
+from trpc_bridge.server.task_store import make_task_store
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -73,24 +73,6 @@ class ServerOptions:
     public_url: str = ""
     #: Where the server's spans go; None = the global provider (``setup_tracing``).
     tracer_provider: TracerProvider | None = None
-
-
-def _database_url(url: str) -> str:
-    """Plain ``sqlite://`` / ``postgresql://`` URLs get their async driver."""
-    if url.startswith("sqlite://"):
-        return "sqlite+aiosqlite://" + url.removeprefix("sqlite://")
-    if url.startswith("postgresql://"):
-        return "postgresql+asyncpg://" + url.removeprefix("postgresql://")
-    return url
-
-
-def make_task_store(url: str) -> TaskStore:
-    """In-memory for ``""``/``memory``, else a2a-sdk's SQL store (tables created lazily)."""
-    if url in ("", "memory"):
-        return InMemoryTaskStore()
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    return DatabaseTaskStore(create_async_engine(_database_url(url)))
 
 
 class BridgeServer:

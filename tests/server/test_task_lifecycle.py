@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -19,6 +20,7 @@ from a2a.utils.errors import TaskNotFoundError
 from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
+from . import postgres
 from .helpers import (
     TRANSPORTS,
     as_user,
@@ -125,8 +127,21 @@ async def test_tasks_are_visible_only_to_their_owner(
     await client.close()
 
 
-async def test_completed_tasks_survive_a_restart_with_sqlite(tmp_path: Path) -> None:
-    options = ServerOptions(grpc_port=None, task_store=f"sqlite:///{tmp_path / 'tasks.db'}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def task_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database a restarted server can find its tasks in: a SQLite file, or a real
+    PostgreSQL server on loopback."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'tasks.db'}"
+        return
+    if reason := postgres.unavailable():
+        pytest.skip(reason)
+    with postgres.postgres_server() as url:
+        yield url
+
+
+async def test_completed_tasks_survive_a_restart(task_store_url: str) -> None:
+    options = ServerOptions(grpc_port=None, task_store=task_store_url)
     async with BridgeServer(demo_agent(), options) as server:
         client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=True)
         responses = await collect(client, user_message("weather in London"), user="alice")

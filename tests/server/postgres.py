@@ -1,0 +1,74 @@
+"""A throwaway PostgreSQL server on loopback, for the task-store tests.
+
+Uses the machine's PostgreSQL server binaries (``initdb`` / ``pg_ctl``); tests that need
+it skip, saying why, where they are missing. PostgreSQL refuses to run as root, so under
+root the cluster is created and run as the ``postgres`` system user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def _binary(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def unavailable() -> str:
+    """Why no server can be started here ("" when one can)."""
+    if _binary("initdb") is None or _binary("pg_ctl") is None:
+        return "PostgreSQL server binaries (initdb, pg_ctl) are not installed"
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        return "running as root without runuser: cannot start PostgreSQL as another user"
+    return ""
+
+
+def _run(command: list[str]) -> None:
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start a cluster with trust auth on a free loopback port; yield its asyncpg URL."""
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    assert initdb and pg_ctl, unavailable()
+    as_user: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bridge-pg-") as tmp:
+        data = Path(tmp) / "data"
+        if os.geteuid() == 0:
+            shutil.chown(tmp, "postgres", "postgres")
+            as_user = ["runuser", "-u", "postgres", "--"]
+        port = _free_port()
+        _run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "bridge"])
+        options = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off"
+        # -l: the server's output goes to a file, not to pipes it would hold open.
+        log = str(Path(tmp) / "server.log")
+        start = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options, "-w", "start"]
+        _run(start)
+        try:
+            yield f"postgresql+asyncpg://bridge@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                [*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                check=False,
+                capture_output=True,
+                timeout=60,
+            )
