@@ -28,6 +28,8 @@ from types import TracebackType
 
 import grpc
 import uvicorn
+from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
+from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.request_handlers import GrpcHandler
 from a2a.server.routes import (
     create_agent_card_routes,
@@ -135,7 +137,7 @@ class BridgeServer:
             f"REST      {self.rest_url}  (A2A 0.3 and 1.0)",
         ]
         if self.grpc_address:
-            lines.append(f"gRPC      {self.grpc_address}  (A2A 1.0)")
+            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
         return lines
 
@@ -192,6 +194,10 @@ class BridgeServer:
             )
             a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
                 GrpcHandler(self.handler), self._grpc
+            )
+            # A2A 0.3 over gRPC: another service name, so the same server and port.
+            a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+                CompatGrpcHandler(self.handler), self._grpc
             )
             self.grpc_port = self._grpc.add_insecure_port(f"{host}:{self.grpc_port}")
             await self._grpc.start()

@@ -62,11 +62,16 @@ def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> 
         AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="1.0"),
         AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="0.3"),
         AgentInterface(url=base, protocol_binding=HTTP_JSON, protocol_version="1.0"),
+        # REST 0.3 is served too (a2a-sdk's adapter) but not advertised: that adapter turns
+        # an error in a stream (e.g. resubscribe to an unknown task) into a dropped
+        # connection instead of an error, so clients should not pick it.
     ]
     if grpc_address:
-        interfaces.append(
-            AgentInterface(url=grpc_address, protocol_binding=GRPC, protocol_version="1.0")
-        )
+        # One gRPC server carries both services (``lf.a2a.v1`` and 0.3's ``a2a.v1``).
+        interfaces += [
+            AgentInterface(url=grpc_address, protocol_binding=GRPC, protocol_version=version)
+            for version in ("1.0", "0.3")
+        ]
     extension = AgentExtension(uri=CARD_EXTENSION_URI)
     extension.params.update({"version": INTERACTION_SPEC_VERSION})
     return AgentCard(

@@ -24,6 +24,7 @@ TRANSPORTS = {
     "jsonrpc-0.3": ("JSONRPC", "0.3"),
     "rest-1.0": ("HTTP+JSON", "1.0"),
     "grpc-1.0": ("GRPC", "1.0"),
+    "grpc-0.3": ("GRPC", "0.3"),
 }
 
 
