@@ -51,7 +51,9 @@ def serve(
     ),
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
     port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, card); 0 = any free port."),
-    grpc_port: int = typer.Option(50051, help="gRPC (A2A 1.0) port; 0 = any free, -1 = off."),
+    grpc_port: int = typer.Option(
+        50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off."
+    ),
     negotiation: str = typer.Option(
         "auto", help="auto: trpc encoding iff the request declares the spec version; always; never."
     ),
@@ -142,7 +144,9 @@ def proxy(
     ),
     host: str = typer.Option("127.0.0.1", help="Interface to bind."),
     port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free."),
-    grpc_port: int = typer.Option(50051, help="gRPC (A2A 1.0) port; 0 = any free, -1 = off."),
+    grpc_port: int = typer.Option(
+        50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off."
+    ),
 ) -> None:
     """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
     import asyncio

@@ -61,7 +61,7 @@ class ServerOptions:
     host: str = "127.0.0.1"
     #: HTTP port; 0 = a free port.
     port: int = 0
-    #: gRPC (A2A 1.0) port; 0 = a free port; None = no gRPC server.
+    #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
     grpc_port: int | None = 0
     negotiation: Negotiation = Negotiation.AUTO
     encode: EncodeOptions = field(default_factory=EncodeOptions)
