@@ -556,10 +556,6 @@ class StreamDecoder:
     def saw_task(self) -> bool:
         return bool(self.state)
 
-    @property
-    def seen_artifact_ids(self) -> frozenset[str]:
-        return frozenset(self._seen_artifacts)
-
     def feed_proto(self, response: StreamResponse) -> list[AgentEvent]:
         return self.feed(proto_to_json(response))
 

@@ -56,7 +56,6 @@ FUNCTION_CALL = "function_call"
 FUNCTION_RESPONSE = "function_response"
 EXECUTABLE_CODE = "executable_code"
 CODE_EXECUTION_RESULT = "code_execution_result"
-DATA_PART_TYPES = (FUNCTION_CALL, FUNCTION_RESPONSE, EXECUTABLE_CODE, CODE_EXECUTION_RESULT)
 
 # The text trpc-agent-go's default error handler sends instead of the real error.
 DEFAULT_ERROR_TEXT = "An error occurred while processing your request."

@@ -20,13 +20,11 @@ from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 
 from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.spans import (
-    A2A_TASK_ID,
     NOT_FAILURES,
     content_recording,
     get_tracer,
@@ -124,15 +122,6 @@ class AgentInvocation:
         if self.context is not None:
             propagate.inject(headers, context=self.context)
         return headers
-
-    def set_ids(self, *, task_id: str = "", conversation_id: str = "") -> None:
-        """Ids the server assigned, known only once its first response arrives."""
-        if self.context is None:
-            return
-        if task_id:
-            self.span.set_attribute(A2A_TASK_ID, task_id)
-        if conversation_id:
-            self.span.set_attribute(gen_ai.GEN_AI_CONVERSATION_ID, conversation_id)
 
     def observe(self, event: AgentEvent) -> None:
         """Feed each decoded event: tool calls become ``execute_tool`` spans, errors mark

@@ -30,12 +30,10 @@ from typing import Any
 import grpc
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trpc_bridge.telemetry.spans import (
-    A2A_TASK_ID,
     NOT_FAILURES,
     TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
@@ -382,15 +380,3 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
             user_id=metadata.get(self._spans.user_id_header, ""),
             input_text=text,
         )
-
-
-def annotate_current_call(*, task_id: str = "", conversation_id: str = "") -> None:
-    """Add the ids the server assigned (task id; context id when the caller sent none) to
-    the current SERVER span. A no-op when nothing is recording."""
-    span = trace.get_current_span()
-    if not span.is_recording():
-        return
-    if task_id:
-        span.set_attribute(A2A_TASK_ID, task_id)
-    if conversation_id:
-        span.set_attribute(gen_ai.GEN_AI_CONVERSATION_ID, conversation_id)

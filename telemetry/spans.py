@@ -117,3 +117,17 @@ def record_failure(span: trace.Span, exc: BaseException) -> None:
     span.record_exception(exc)
     span.set_attribute(error_attributes.ERROR_TYPE, type(exc).__qualname__)
     span.set_status(trace.StatusCode.ERROR, str(exc))
+
+
+def annotate_current_span(*, task_id: str = "", conversation_id: str = "") -> None:
+    """Add ids known only once the server assigned them (the task id; the context id when
+    the caller sent none) to the current ``invoke_agent`` span — the SERVER span on the
+    serving side, the CLIENT span inside a remote agent's run. A no-op when nothing is
+    recording."""
+    span = trace.get_current_span()
+    if not span.is_recording():
+        return
+    if task_id:
+        span.set_attribute(A2A_TASK_ID, task_id)
+    if conversation_id:
+        span.set_attribute(gen_ai.GEN_AI_CONVERSATION_ID, conversation_id)

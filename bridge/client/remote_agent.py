@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
+from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
 from trpc_bridge.client.card import Endpoint, RemoteAgentError, ResolvedCard, fetch_card
@@ -29,6 +30,7 @@ from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
+from trpc_bridge.telemetry.spans import annotate_current_span
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,7 @@ class RemoteAgent:
         trpc_dialect: bool | None = None,
         mappers: Sequence[DataPartMapper] = (),
         headers: Mapping[str, str] | None = None,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -80,6 +83,8 @@ class RemoteAgent:
         self.trpc_dialect = card.trpc_dialect if trpc_dialect is None else trpc_dialect
         self._mappers = tuple(mappers)
         self._headers = dict(headers or {})
+        #: Where the ``invoke_agent`` CLIENT spans go; None = the global provider.
+        self._tracer_provider = tracer_provider
 
     @property
     def skills(self) -> Sequence[Skill]:
@@ -98,6 +103,7 @@ class RemoteAgent:
         headers: Mapping[str, str] | None = None,
         connect_timeout: float = 10.0,
         idle_timeout: float | None = None,
+        tracer_provider: TracerProvider | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
@@ -126,6 +132,7 @@ class RemoteAgent:
             trpc_dialect=trpc_dialect,
             mappers=mappers,
             headers=headers,
+            tracer_provider=tracer_provider,
         )
 
     async def aclose(self) -> None:
@@ -161,6 +168,7 @@ class RemoteAgent:
             request,
             transport=self.endpoint.binding,
             protocol_version=self.endpoint.version,
+            tracer_provider=self._tracer_provider,
         )
 
     def _message(self, request: AgentRequest) -> Any:
@@ -194,11 +202,14 @@ class RemoteAgent:
                 self._transport.stream(self._message(request), headers)
             ) as results:
                 async for result in results:
+                    known = decoder.task_id
                     try:
                         events = decoder.feed(result)
                     except CodecError as exc:
                         log.warning("skipping undecodable frame from %s: %s", self.name, exc)
                         continue
+                    if decoder.task_id != known:  # the invoke_agent span learns the task
+                        annotate_current_span(task_id=decoder.task_id)
                     for event in events:
                         yield event
             completed = True

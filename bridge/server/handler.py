@@ -74,7 +74,7 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id, owner_context
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
-from trpc_bridge.telemetry.server import annotate_current_call
+from trpc_bridge.telemetry.spans import annotate_current_span
 from trpc_bridge.telemetry.tools import trace_tool_events
 
 
@@ -180,7 +180,7 @@ class BridgeRequestHandler(RequestHandler):
             coalesce_after=self.options.coalesce_after,
         )
         self.registry.add(live)
-        annotate_current_call(task_id=task_id, conversation_id=message.context_id)
+        annotate_current_span(task_id=task_id, conversation_id=message.context_id)
         return live
 
     async def _produce(
