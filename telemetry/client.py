@@ -20,7 +20,6 @@ from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.semconv.attributes import error_attributes
 
 from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
@@ -126,12 +125,8 @@ class AgentInvocation:
     def observe(self, event: AgentEvent) -> None:
         """Feed each decoded event: tool calls become ``execute_tool`` spans, errors mark
         the call failed."""
-        if self._tools is None:
-            return
-        self._tools.observe(event)
-        if event.error is not None and event.is_terminal_error():
-            self.span.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
-            self.span.set_status(trace.StatusCode.ERROR, event.error.message)
+        if self._tools is not None:
+            self._tools.observe(event)
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.util.types import AttributeValue
 
 from trpc_bridge.agent import close_events
@@ -27,7 +28,8 @@ from trpc_bridge.telemetry.spans import (
 
 
 class ToolSpans:
-    """Opens an ``execute_tool {name}`` span per tool call and ends it at the tool's result.
+    """Opens an ``execute_tool {name}`` span per tool call and ends it at the tool's result;
+    a terminal error event marks the run's own span (the one in ``parent``) failed.
 
     Spans are children of ``parent`` (an OTel context; default: the context current when
     the tracker is created), so the tracker can be fed from any task. Calls that never get
@@ -48,7 +50,13 @@ class ToolSpans:
         self._open: dict[str, trace.Span] = {}
 
     def observe(self, event: AgentEvent) -> None:
-        if not self._enabled or not event.choices:
+        if not self._enabled:
+            return
+        if event.error is not None and event.is_terminal_error():
+            run = trace.get_current_span(self._parent)
+            run.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
+            run.set_status(trace.StatusCode.ERROR, event.error.message)
+        if not event.choices:
             return
         message = event.choices[0].message
         if message.tool_calls and not event.is_partial:

@@ -4,7 +4,7 @@ server's SERVER span is its child, and both carry the task id the server assigne
 from __future__ import annotations
 
 import pytest
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, StatusCode
 
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.demo_agent import demo_agent
@@ -43,3 +43,24 @@ async def test_client_span_parents_the_server_span_and_knows_the_task(
     assert client.attributes is not None and server_span.attributes is not None
     assert client.attributes[A2A_TASK_ID] == server_span.attributes[A2A_TASK_ID]
     assert str(client.attributes[A2A_TASK_ID]).startswith("task-")
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "grpc"])
+async def test_a_failed_run_marks_both_spans_failed(tracing: Tracing, transport: str) -> None:
+    options = ServerOptions(port=0, grpc_port=0, tracer_provider=tracing.provider)
+    async with (
+        BridgeServer(demo_agent(), options) as server,
+        await RemoteAgent.connect(
+            server.base_url, transport=transport, tracer_provider=tracing.provider
+        ) as agent,
+    ):
+        events = [e async for e in agent.run(AgentRequest(text="please fail"))]
+        assert events[-1].is_terminal_error()
+        spans = await tracing.wait_for(
+            lambda found: {s.kind for s in found} >= {SpanKind.SERVER, SpanKind.CLIENT}
+        )
+    for kind in (SpanKind.CLIENT, SpanKind.SERVER):
+        [span] = [s for s in spans if s.kind == kind]
+        assert span.status.status_code == StatusCode.ERROR, kind
+        assert span.attributes is not None
+        assert span.attributes["error.type"] == "api_error", kind
