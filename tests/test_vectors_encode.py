@@ -176,6 +176,22 @@ def strip_extra_parts(frames: list[dict[str, Any]], vector: dict[str, Any]) -> N
     frames[0]["artifact"]["parts"] = parts[len(extra) :]
 
 
+def strip_append_continuations(frames: list[dict[str, Any]], vector: dict[str, Any]) -> None:
+    """The ``append-continuation`` deviation: a later chunk of an artifact already sent
+    carries ``append: true`` (A2A's meaning; Go omits ``append``). Only chunks that
+    really continue an artifact seen before may carry it."""
+    if deviation(vector, "append-continuation") is None:
+        return
+    seen: set[str] = set()
+    for frame in frames:
+        artifact_id = frame.get("artifact", {}).get("artifactId")
+        if frame.get("append") is True:
+            assert artifact_id in seen, f"append on the first chunk of {artifact_id!r}"
+            del frame["append"]
+        if artifact_id:
+            seen.add(artifact_id)
+
+
 def run_stream(vector: dict[str, Any]) -> list[StreamFrame]:
     encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
     frames: list[StreamFrame] = []
@@ -195,6 +211,7 @@ def test_vector(path: Path) -> None:
         v1 = vector.get("wire") == "1.0"
         rendered = [(render_10 if v1 else render_03)(f) for f in frames]
         strip_extra_parts(rendered, vector)
+        strip_append_continuations(rendered, vector)
         compare(rendered, vector["expect"], proto3=v1)
     elif kind == "submitted":
         encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
