@@ -3,21 +3,20 @@ and timing of raw 0.3 JSON-RPC calls. Not a benchmark itself."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import uvicorn
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
+
+from trpc_bridge.server.http_listener import HttpListener
 
 
 def sdk_card(url: str) -> AgentCard:
@@ -36,24 +35,6 @@ def sdk_card(url: str) -> AgentCard:
 
 
 @contextlib.asynccontextmanager
-async def serve_asgi(app_factory: Any) -> AsyncIterator[str]:
-    """Run ``app_factory(url)`` under uvicorn on a free loopback port; yields the URL."""
-    sock = socket.socket()
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as BridgeServer does
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server = uvicorn.Server(uvicorn.Config(app_factory(url), log_level="error", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
-    try:
-        yield url
-    finally:
-        server.should_exit = True
-        await task
-
-
-@contextlib.asynccontextmanager
 async def sdk_server(executor: AgentExecutor) -> AsyncIterator[str]:
     def app(url: str) -> Starlette:
         card = sdk_card(url)
@@ -66,8 +47,12 @@ async def sdk_server(executor: AgentExecutor) -> AsyncIterator[str]:
         ]
         return Starlette(routes=routes)
 
-    async with serve_asgi(app) as url:
-        yield url
+    listener = HttpListener()  # bound first: the card names the server's URL
+    await listener.start(app(f"{listener.url}/"), log_level="error")
+    try:
+        yield f"{listener.url}/"
+    finally:
+        await listener.stop()
 
 
 def message_body(method: str, text: str, index: int) -> dict[str, Any]:

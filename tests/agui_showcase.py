@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
 from trpc_bridge.events import AgentEvent, AgentRequest, FunctionCall, ToolCall
+from trpc_bridge.server.http_listener import serving
 
 
 def showcase_events() -> list[AgentEvent]:
@@ -77,20 +76,5 @@ class ShowcaseAgent:
 @contextlib.asynccontextmanager
 async def loopback(routes: list[BaseRoute]) -> AsyncIterator[str]:
     """Serve ``routes`` with uvicorn on a free 127.0.0.1 port; yields the base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(Starlette(routes=routes), log_level="warning", lifespan="off")
-    )
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
+    async with serving(Starlette(routes=routes)) as base:
+        yield base

@@ -20,14 +20,10 @@ memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import socket
 from dataclasses import dataclass, field
 from types import TracebackType
 
 import grpc
-import uvicorn
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.request_handlers import GrpcHandler
@@ -48,6 +44,7 @@ from trpc_bridge.codecs.trpc_encode import EncodeOptions
 from trpc_bridge.codecs.trpc_request import Negotiation
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
+from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import make_task_store
@@ -97,15 +94,14 @@ class BridgeServer:
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
-        self._uvicorn: uvicorn.Server | None = None
-        self._http_task: asyncio.Task[None] | None = None
+        self._http: HttpListener | None = None
         self._grpc: grpc.aio.Server | None = None
 
     # --- addresses ------------------------------------------------------------------
 
     @property
     def base_url(self) -> str:
-        if self.options.public_url and self._http_task is None:
+        if self.options.public_url and self._http is None:
             return self.options.public_url.rstrip("/")
         return f"http://{self.options.host}:{self.http_port}{self.base_path}"
 
@@ -201,31 +197,13 @@ class BridgeServer:
             )
             self.grpc_port = self._grpc.add_insecure_port(f"{host}:{self.grpc_port}")
             await self._grpc.start()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted connections inherit this; without it a pre-bound socket answers with
-        # Nagle on, and each response waits ~40 ms for the client's delayed ACK.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((host, self.options.port))
-        self.http_port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.starlette_app(),
-            log_level="warning",
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-        )
-        self._uvicorn = uvicorn.Server(config)
-        self._http_task = asyncio.create_task(self._uvicorn.serve(sockets=[sock]))
-        while not self._uvicorn.started:
-            if self._http_task.done():
-                await self._http_task  # re-raises the startup error
-            await asyncio.sleep(0.01)
+        self._http = HttpListener(host, self.options.port)
+        self.http_port = self._http.port
+        await self._http.start(self.starlette_app())
 
     async def stop(self) -> None:
-        if self._uvicorn is not None and self._http_task is not None:
-            self._uvicorn.should_exit = True
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._http_task
+        if self._http is not None:
+            await self._http.stop()
         if self._grpc is not None:
             await self._grpc.stop(grace=1)
         engine = getattr(self.task_store, "engine", None)
@@ -236,8 +214,8 @@ class BridgeServer:
         """Start and run until cancelled (Ctrl-C)."""
         await self.start()
         try:
-            assert self._http_task is not None
-            await self._http_task
+            assert self._http is not None
+            await self._http.wait()
         finally:
             await self.stop()
 

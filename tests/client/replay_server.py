@@ -12,18 +12,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from trpc_bridge.codecs.trpc_keys import go_json
+from trpc_bridge.server.http_listener import HttpListener
 
 #: trpc-agent-go's v0 card (S20), served without protocolVersion.
 GO_CARD: dict[str, Any] = {
@@ -129,19 +128,12 @@ class ReplayPeer:
 @contextlib.asynccontextmanager
 async def serving(peer: ReplayPeer) -> AsyncIterator[str]:
     """Run ``peer`` on a free loopback port; yields its base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    peer.url = base
-    peer.card["url"] = peer.card["url"] or base
-    server = uvicorn.Server(uvicorn.Config(peer.app(), log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
+    listener = HttpListener()  # bound first: the card names the peer's URL
+    peer.url = listener.url
+    peer.card["url"] = peer.card["url"] or listener.url
+    await listener.start(peer.app())
     try:
-        yield base
+        yield listener.url
     finally:
         peer.cancelled.set()
-        server.should_exit = True
-        await task
-        sock.close()
+        await listener.stop()

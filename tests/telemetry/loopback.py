@@ -8,7 +8,6 @@ under, so tests can check that the caller's context reached the agent.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 import uuid
@@ -17,7 +16,6 @@ from dataclasses import dataclass, field
 
 import grpc
 import httpx
-import uvicorn
 from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.client import Client
 from a2a.client.interceptors import ClientCallInterceptor
@@ -46,6 +44,7 @@ from a2a.types import (
 from opentelemetry import baggage, trace
 from starlette.applications import Starlette
 
+from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.telemetry.client import TraceContextInterceptor
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 
@@ -147,8 +146,9 @@ async def serve(
     """Serve ``executor`` (default: :class:`StreamingExecutor`) on 127.0.0.1 over HTTP
     (JSON-RPC at ``/``, REST at ``/rest``, 0.3 JSON-RPC at ``/v03``) and gRPC, with
     tracing installed when ``traced``."""
-    http_port, grpc_port = _free_port(), _free_port()
-    base = f"http://127.0.0.1:{http_port}"
+    http = HttpListener()  # bound first: the card names the server's URL
+    grpc_port = _free_port()
+    base = http.url
     card = AgentCard(
         name=AGENT_NAME,
         description="loopback test agent",
@@ -199,17 +199,11 @@ async def serve(
     )
     grpc_server.add_insecure_port(f"127.0.0.1:{grpc_port}")
     await grpc_server.start()
-    http_server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=http_port, log_level="warning", lifespan="off")
-    )
-    http_task = asyncio.create_task(http_server.serve())
-    while not http_server.started:
-        await asyncio.sleep(0.01)
+    await http.start(app)
     try:
         yield LoopbackServer(card=card, executor=executor, base_url=base)
     finally:
-        http_server.should_exit = True
-        await http_task
+        await http.stop()
         await grpc_server.stop(None)
 
 
