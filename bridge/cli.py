@@ -115,6 +115,9 @@ def call(
     transport: str | None = typer.Option(
         None, help="jsonrpc, rest or grpc (default: the card's best)."
     ),
+    a2a_version: str | None = typer.Option(
+        None, "--a2a-version", help="0.3 or 1.0 (default: the newest the card offers)."
+    ),
     user: str = typer.Option("", help="User id, sent as X-User-ID (x-user-id on gRPC)."),
     context: str = typer.Option("", help="Context (session) id."),
 ) -> None:
@@ -130,6 +133,7 @@ def call(
             json_lines=json_lines,
             stream=stream,
             transport=transport,
+            version=a2a_version,
             user=user,
             context=context,
         )

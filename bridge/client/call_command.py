@@ -30,6 +30,7 @@ async def run_call(
     json_lines: bool = False,
     stream: bool | None = None,
     transport: str | None = None,
+    version: str | None = None,
     user: str = "",
     context: str = "",
 ) -> int:
@@ -38,7 +39,9 @@ async def run_call(
     error: ResponseError | None = None
     try:
         async with (
-            await RemoteAgent.connect(url, transport=transport, stream=stream) as agent,
+            await RemoteAgent.connect(
+                url, transport=transport, version=version, stream=stream
+            ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
             closing_events(agent.run(request)) as events,
