@@ -100,8 +100,12 @@ def serve(
         finally:
             await server.stop()
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run())
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(run())
+    except OSError as exc:  # a port in use, an address not on this host
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
 
 
 @app.command()
@@ -166,4 +170,7 @@ def proxy(
             asyncio.run(run_proxy(upstream, options, typer.echo))
     except RemoteAgentError as exc:
         typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except OSError as exc:  # a port in use, an address not on this host
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc

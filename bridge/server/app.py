@@ -177,29 +177,47 @@ class BridgeServer:
     # --- serving --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop."""
+        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop. A port
+        that cannot be bound raises ``OSError`` with nothing left running."""
         host = self.options.host
-        if self.grpc_port is not None:
-            self._grpc = grpc.aio.server(
-                interceptors=[
-                    TraceContextServerInterceptor(
-                        agent_name=self.agent.name, tracer_provider=self.options.tracer_provider
-                    )
-                ],
-                options=[("grpc.max_receive_message_length", self.options.max_request_bytes)],
-            )
-            a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-                GrpcHandler(self.handler), self._grpc
-            )
-            # A2A 0.3 over gRPC: another service name, so the same server and port.
-            a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-                CompatGrpcHandler(self.handler), self._grpc
-            )
-            self.grpc_port = self._grpc.add_insecure_port(f"{host}:{self.grpc_port}")
-            await self._grpc.start()
-        self._http = HttpListener(host, self.options.port)
+        self._http = HttpListener(host, self.options.port)  # binds now: fails early
         self.http_port = self._http.port
-        await self._http.start(self.starlette_app())
+        try:
+            if self.grpc_port is not None:
+                self._grpc = self._grpc_server()
+                address = f"{host}:{self.grpc_port}"
+                try:
+                    self.grpc_port = self._grpc.add_insecure_port(address)
+                except RuntimeError as exc:
+                    raise OSError(f"cannot listen for gRPC on {address}") from exc
+                await self._grpc.start()
+            await self._http.start(self.starlette_app())
+        except BaseException:
+            await self.stop()
+            raise
+
+    def _grpc_server(self) -> grpc.aio.Server:
+        server = grpc.aio.server(
+            interceptors=[
+                TraceContextServerInterceptor(
+                    agent_name=self.agent.name, tracer_provider=self.options.tracer_provider
+                )
+            ],
+            options=[
+                ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
+                # the same port would start and split the traffic. Fail instead.
+                ("grpc.so_reuseport", 0),
+            ],
+        )
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            GrpcHandler(self.handler), server
+        )
+        # A2A 0.3 over gRPC: another service name, so the same server and port.
+        a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            CompatGrpcHandler(self.handler), server
+        )
+        return server
 
     async def stop(self) -> None:
         if self._http is not None:
