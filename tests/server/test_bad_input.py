@@ -13,6 +13,7 @@ import pytest
 from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, a2a_pb2_grpc
 
 from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .helpers import go_message, jsonrpc, sse_results
@@ -231,3 +232,30 @@ async def test_grpc_oversized_and_unknown_task(server: BridgeServer) -> None:
         small = Message(message_id="m2", role=Role.ROLE_USER, parts=[Part(text="weather in Paris")])
         answer = await stub.SendMessage(SendMessageRequest(message=small))
         assert answer.message.parts[0].text == "It is 14°C in Paris."  # plain A2A: no version
+
+
+async def test_bad_requests_leave_a_running_stream_whole() -> None:
+    """Every bad request above, sent while another caller's stream is running: each gets
+    its error, and the running stream still delivers all of its text and completes."""
+    slow = ScenarioAgent("long", SCRIPTS["long"], delay=0.001)
+    options = ServerOptions(max_request_bytes=LIMIT, grpc_port=None)
+    async with BridgeServer(slow, options) as server, httpx.AsyncClient(timeout=None) as http:
+        body = jsonrpc("message/stream", {"message": go_message("go")})
+        async with http.stream("POST", server.jsonrpc_url, json=body) as stream:
+            frames = sse_results(stream)
+            first = await anext(frames)
+            assert first["status"]["state"] == "submitted"
+            for kwargs, status, code, _ in CASES.values():
+                response = await http.post(server.jsonrpc_url, **kwargs)
+                assert response.status_code == status
+                assert response.json()["error"]["code"] == code
+            rest = [frame async for frame in frames]
+    assert rest[-1]["status"]["state"] == "completed"
+    chunks = "".join(
+        part["text"]
+        for frame in rest
+        if frame.get("kind") == "artifact-update"
+        and frame.get("metadata", {}).get("object_type") == "chat.completion.chunk"
+        for part in frame["artifact"]["parts"]
+    )
+    assert chunks == "".join(f"t{i} " for i in range(1000))
