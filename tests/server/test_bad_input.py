@@ -136,6 +136,12 @@ CASES: dict[str, tuple[dict[str, Any], int, int, str]] = {
         -32603,
         "Expected version '0.3'",
     ),
+    "unknown A2A-Version": (
+        {"json": jsonrpc("GetTask", {"id": "x"}, rpc_id=1), "headers": {"A2A-Version": "9.9"}},
+        200,
+        -32009,
+        "A2A version '9.9' is not supported",
+    ),
     "batch request": ({"json": [jsonrpc("tasks/get", {"id": "x"})]}, 200, -32600, "Batch requests"),
     "boolean id": (
         {"json": {"jsonrpc": "2.0", "id": True, "method": "tasks/get", "params": {"id": "x"}}},
