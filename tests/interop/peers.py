@@ -94,7 +94,8 @@ def _wait_ready(url: str, proc: subprocess.Popen[str], timeout: float = 30.0) ->
 
 
 @contextlib.contextmanager
-def _running(cmd: list[str], url: str) -> Iterator[Process]:
+def running(cmd: list[str], url: str) -> Iterator[Process]:
+    """Run ``cmd`` (a server) until its card answers at ``url``; stop it on exit."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
@@ -117,7 +118,7 @@ def go_server(scenario: str, *, chunk_delay: str = "0s") -> Iterator[Process]:
     port = free_port()
     cmd = [str(GOPEER), "serve", "--scenario", scenario, "--addr", f"127.0.0.1:{port}"]
     cmd += ["--structured-errors", "--chunk-delay", chunk_delay]
-    with _running(cmd, f"http://127.0.0.1:{port}/") as process:
+    with running(cmd, f"http://127.0.0.1:{port}/") as process:
         yield process
 
 
@@ -127,7 +128,7 @@ def bridge_server(agent: str, *, extra: list[str] | None = None) -> Iterator[Pro
     port, grpc_port = free_port(), free_port()
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
     cmd += ["--port", str(port), "--grpc-port", str(grpc_port), *(extra or [])]
-    with _running(cmd, f"http://127.0.0.1:{port}/") as process:
+    with running(cmd, f"http://127.0.0.1:{port}/") as process:
         yield process
 
 

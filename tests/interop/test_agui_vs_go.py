@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from peers import TRPC_BRIDGE, _running, bridge_server, free_port, go_server
+from peers import TRPC_BRIDGE, running, bridge_server, free_port, go_server
 
 SCENARIOS = [
     "text",
@@ -103,7 +103,7 @@ def test_proxy_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
         with go_agui(gopeer, upstream.url) as go_url:
             go = run_sse(go_url)
         proxy_url = f"http://127.0.0.1:{port}/"
-        with _running([*proxy_cmd, "--upstream", upstream.url], proxy_url):
+        with running([*proxy_cmd, "--upstream", upstream.url], proxy_url):
             ours = run_sse(f"{proxy_url}agui")
     assert comparable(ours) == comparable(go)
 

@@ -24,7 +24,7 @@ import pytest
 from peers import (
     TRPC_BRIDGE,
     Process,
-    _running,
+    running,
     bridge_server,
     free_port,
     go_call,
@@ -93,7 +93,7 @@ def _proxy(upstream: str) -> Iterator[Process]:
     port, grpc_port = free_port(), free_port()
     cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", str(port)]
     cmd += ["--grpc-port", str(grpc_port)]
-    with _running(cmd, f"http://127.0.0.1:{port}/") as process:
+    with running(cmd, f"http://127.0.0.1:{port}/") as process:
         yield process
 
 
