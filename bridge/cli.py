@@ -44,6 +44,15 @@ def _root(
 # Commands are registered below by the modules that own them (serve: server, call: client).
 
 
+# A module-level option object: a list-typed option cannot be built in the signature (B008).
+_GRAPH_EVENTS = typer.Option(
+    None,
+    "--graph-events",
+    help="graph.* object types that may cross (exact, prefix*, *suffix, *); repeatable. "
+    "Default: graph.execution, as trpc-agent-go.",
+)
+
+
 @app.command()
 def serve(
     agent: str = typer.Option(
@@ -61,11 +70,21 @@ def serve(
         "", help="Task store URL: empty = memory, sqlite:///x.db, postgresql+asyncpg://…"
     ),
     max_request_bytes: int = typer.Option(10 * 1024 * 1024, help="Largest accepted request body."),
+    adk_keys: bool = typer.Option(
+        True, "--adk-keys/--no-adk-keys", help="Also write adk_type / adk_thought (trpc default)."
+    ),
+    graph_events: list[str] | None = _GRAPH_EVENTS,
+    structured_errors: bool = typer.Option(
+        True,
+        "--structured-errors/--generic-errors",
+        help="Failed status with error metadata, or trpc's default generic error message.",
+    ),
 ) -> None:
     """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
     import asyncio
     import contextlib
 
+    from trpc_bridge.codecs.trpc_encode import EncodeOptions
     from trpc_bridge.codecs.trpc_request import Negotiation
     from trpc_bridge.server import BridgeServer, ServerOptions
     from trpc_bridge.server.loader import AgentLoadError, load_agent
@@ -81,6 +100,11 @@ def serve(
         port=port,
         grpc_port=None if grpc_port < 0 else grpc_port,
         negotiation=policy,
+        encode=EncodeOptions(
+            adk_compat=adk_keys,
+            graph_allowlist=tuple(graph_events or EncodeOptions().graph_allowlist),
+            structured_errors=structured_errors,
+        ),
         task_store=task_store,
         max_request_bytes=max_request_bytes,
     )

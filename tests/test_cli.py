@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -45,3 +50,51 @@ def test_agents_are_found_in_the_current_directory(
     assert load_agent("my_weather_agent:agent").name == "weather-agent"
     with pytest.raises(AgentLoadError):
         load_agent("my_weather_agent:missing")
+
+
+def test_serve_encoding_flags_reach_the_wire() -> None:
+    """`--generic-errors --no-adk-keys` serve trpc's default error text and single keys."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cli = Path(sys.executable).parent / "trpc-bridge"
+    cmd = [str(cli), "serve", "--port", str(port), "--grpc-port", "-1"]
+    server = subprocess.Popen(
+        [*cmd, "--generic-errors", "--no-adk-keys"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(300):
+            try:
+                httpx.get(f"{url}.well-known/agent.json", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+
+        def stream(text: str) -> list[dict[str, object]]:
+            message = {
+                "kind": "message",
+                "messageId": "m",
+                "role": "user",
+                "parts": [{"kind": "text", "text": text}],
+                "metadata": {"interaction_spec_version": "0.1"},
+            }
+            body = {"jsonrpc": "2.0", "id": "1", "method": "message/stream"}
+            body["params"] = {"message": message}  # type: ignore[assignment]
+            with httpx.stream("POST", url, json=body, timeout=30) as response:
+                lines = [line for line in response.iter_lines() if line.startswith("data:")]
+            return [json.loads(line[5:])["result"] for line in lines]
+
+        failed = stream("please fail")
+        assert failed[-1]["kind"] == "message"
+        assert failed[-1]["parts"] == [
+            {"kind": "text", "text": "An error occurred while processing your request."}
+        ]
+        weather = json.dumps(stream("weather in Oslo"))
+        assert '"thought": true' in weather and "adk_thought" not in weather
+        assert '"type": "function_call"' in weather and "adk_type" not in weather
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
