@@ -74,6 +74,7 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id, owner_context
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
+from trpc_bridge.server.task_store import ID_LENGTH
 from trpc_bridge.telemetry.spans import annotate_current_span
 from trpc_bridge.telemetry.tools import trace_tool_events
 
@@ -150,6 +151,8 @@ class BridgeRequestHandler(RequestHandler):
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
+        if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
+            raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
         owner = caller_id(context)
         if message.task_id:
             known = self.registry.live(message.task_id, owner) or await self.registry.stored(

@@ -12,6 +12,9 @@ from typing import Any
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
+from a2a.utils.errors import InvalidParamsError
+
+from trpc_bridge.server.task_store import ID_LENGTH
 
 USER_ID_HEADER = "x-user-id"
 ANONYMOUS = "anonymous"
@@ -40,7 +43,8 @@ def _grpc_user_id(grpc_context: Any) -> str:
 
 
 def caller_id(context: ServerCallContext) -> str:
-    """The trimmed user id of the request, or :data:`ANONYMOUS`."""
+    """The trimmed user id of the request, or :data:`ANONYMOUS`. Longer than the task
+    store's owner column (255): refused, rather than a task that cannot be saved."""
     headers = context.state.get("headers")
     user_id = ""
     if isinstance(headers, dict):
@@ -48,7 +52,10 @@ def caller_id(context: ServerCallContext) -> str:
         user_id = next((v for k, v in headers.items() if k.lower() == USER_ID_HEADER), "")
     elif "grpc_context" in context.state:
         user_id = _grpc_user_id(context.state["grpc_context"])
-    return user_id.strip() or ANONYMOUS
+    user_id = user_id.strip()
+    if len(user_id) > ID_LENGTH:
+        raise InvalidParamsError(message=f"X-User-ID is longer than {ID_LENGTH} characters")
+    return user_id or ANONYMOUS
 
 
 def owner_context(user_id: str) -> ServerCallContext:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from sqlalchemy import text
 
-#: Id length the bridge guarantees on every database.
+#: Longest task / context id and user id (the SDK's owner column) the store can keep;
+#: the server refuses longer ones up front.
 ID_LENGTH = 255
 
 _WIDEN = {

@@ -136,6 +136,18 @@ CASES: dict[str, tuple[dict[str, Any], int, int, str]] = {
         -32603,
         "Expected version '0.3'",
     ),
+    "contextId too long for the task store": (
+        {"json": _send(_msg(contextId="c" * 256))},
+        200,
+        -32602,
+        "contextId is longer than 255",
+    ),
+    "X-User-ID too long for the task store": (
+        {"json": _send(_msg()), "headers": {"X-User-ID": "u" * 256}},
+        200,
+        -32602,
+        "X-User-ID is longer than 255",
+    ),
     "unknown A2A-Version": (
         {"json": jsonrpc("GetTask", {"id": "x"}, rpc_id=1), "headers": {"A2A-Version": "9.9"}},
         200,
