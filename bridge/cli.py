@@ -70,6 +70,9 @@ def serve(
         "", help="Task store URL: empty = memory, sqlite:///x.db, postgresql+asyncpg://…"
     ),
     max_request_bytes: int = typer.Option(10 * 1024 * 1024, help="Largest accepted request body."),
+    keep_tasks: int = typer.Option(
+        10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
+    ),
     adk_keys: bool = typer.Option(
         True, "--adk-keys/--no-adk-keys", help="Also write adk_type / adk_thought (trpc default)."
     ),
@@ -106,6 +109,7 @@ def serve(
             structured_errors=structured_errors,
         ),
         task_store=task_store,
+        keep_tasks=keep_tasks,
         max_request_bytes=max_request_bytes,
     )
     try:

@@ -47,7 +47,7 @@ from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_store import make_task_store
+from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -64,6 +64,8 @@ class ServerOptions:
     encode: EncodeOptions = field(default_factory=EncodeOptions)
     #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
     task_store: str = ""
+    #: In memory only: finished tasks kept for ``tasks/get`` (the oldest are dropped).
+    keep_tasks: int = DEFAULT_KEEP_TASKS
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     #: Path prefix of every route (e.g. ``/agents/weather``); empty = root.
     base_path: str = ""
@@ -80,7 +82,9 @@ class BridgeServer:
     def __init__(self, agent: Agent, options: ServerOptions | None = None) -> None:
         self.agent = agent
         self.options = options or ServerOptions()
-        self.task_store = make_task_store(self.options.task_store)
+        self.task_store = make_task_store(
+            self.options.task_store, keep_tasks=self.options.keep_tasks
+        )
         self.handler = BridgeRequestHandler(
             agent,
             task_store=self.task_store,

@@ -71,10 +71,10 @@ from trpc_bridge.codecs.trpc_encode import (
 )
 from trpc_bridge.codecs.trpc_request import Negotiation, message_to_request, wants_trpc_encoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.server.identity import caller_id, owner_context
+from trpc_bridge.server.identity import caller_id
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
-from trpc_bridge.server.task_store import ID_LENGTH
+from trpc_bridge.server.task_store import ID_LENGTH, owner_context
 from trpc_bridge.telemetry.spans import annotate_current_span
 from trpc_bridge.telemetry.tools import trace_tool_events
 

@@ -10,29 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.utils.errors import InvalidParamsError
 
-from trpc_bridge.server.task_store import ID_LENGTH
+from trpc_bridge.server.task_store import ANONYMOUS, ID_LENGTH
 
 USER_ID_HEADER = "x-user-id"
-ANONYMOUS = "anonymous"
-
-
-class Caller(User):
-    """The identity a task belongs to; also the owner key of the task store."""
-
-    def __init__(self, user_id: str) -> None:
-        self._user_id = user_id
-
-    @property
-    def is_authenticated(self) -> bool:
-        return self._user_id != ANONYMOUS
-
-    @property
-    def user_name(self) -> str:
-        return self._user_id
 
 
 def _grpc_user_id(grpc_context: Any) -> str:
@@ -56,8 +39,3 @@ def caller_id(context: ServerCallContext) -> str:
     if len(user_id) > ID_LENGTH:
         raise InvalidParamsError(message=f"X-User-ID is longer than {ID_LENGTH} characters")
     return user_id or ANONYMOUS
-
-
-def owner_context(user_id: str) -> ServerCallContext:
-    """A call context whose user is ``user_id``: the task store scopes rows by it."""
-    return ServerCallContext(user=Caller(user_id))

@@ -17,8 +17,8 @@ from a2a.types import Message, Task
 
 from trpc_bridge.codecs.trpc_encode import StreamFrame
 from trpc_bridge.server.aggregate import TaskAggregate
-from trpc_bridge.server.identity import owner_context
 from trpc_bridge.server.subscriber import Subscriber
+from trpc_bridge.server.task_store import owner_context
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,7 @@
-"""Where finished tasks are kept: memory, or a2a-sdk's SQL store (SQLite, PostgreSQL).
+"""Where finished tasks are kept: memory, or a2a-sdk's SQL store (SQLite, PostgreSQL),
+and who owns them (rows are scoped by the caller's identity).
 
+In memory, :class:`BoundedMemoryTaskStore` keeps the newest tasks only. In a database,
 a2a-sdk's ``tasks`` table declares ``id`` and ``context_id`` as ``VARCHAR(36)``, the
 length of a bare UUID. A2A puts no limit on ids, and trpc-style ids are longer
 (``task-<uuid>`` is 41 characters, trpc-agent-go's session ids are whatever its users
@@ -10,12 +12,71 @@ created its table.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+from a2a.auth.user import User
+from a2a.server.context import ServerCallContext
+from a2a.server.owner_resolver import resolve_user_scope
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
+from a2a.types import Task
 from sqlalchemy import text
 
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
 #: the server refuses longer ones up front.
 ID_LENGTH = 255
+
+#: The owner of tasks whose caller sent no identity.
+ANONYMOUS = "anonymous"
+#: Finished tasks the in-memory store keeps by default (the oldest go first).
+DEFAULT_KEEP_TASKS = 10_000
+
+
+class Caller(User):
+    """The identity a task belongs to; also the owner key of the task store."""
+
+    def __init__(self, user_id: str) -> None:
+        self._user_id = user_id
+
+    @property
+    def is_authenticated(self) -> bool:
+        return self._user_id != ANONYMOUS
+
+    @property
+    def user_name(self) -> str:
+        return self._user_id
+
+
+def owner_context(user_id: str) -> ServerCallContext:
+    """A call context whose user is ``user_id``: the task store scopes rows by it."""
+    return ServerCallContext(user=Caller(user_id))
+
+
+class BoundedMemoryTaskStore(InMemoryTaskStore):
+    """a2a-sdk's in-memory store, keeping only the newest ``max_tasks`` tasks.
+
+    The bridge keeps finished tasks so that ``tasks/get`` works after a run (trpc deletes
+    them at once); without a bound, a long-running server's memory would grow with every
+    task it ever ran. Use a database store to keep everything.
+    """
+
+    def __init__(self, max_tasks: int = DEFAULT_KEEP_TASKS) -> None:
+        super().__init__()
+        self._max_tasks = max_tasks
+        self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        await super().save(task, context)
+        key = (resolve_user_scope(context), task.id)
+        self._order[key] = None
+        self._order.move_to_end(key)
+        while len(self._order) > self._max_tasks:
+            (owner, task_id), _ = self._order.popitem(last=False)
+            await super().delete(task_id, owner_context(owner))
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        await super().delete(task_id, context)
+        self._order.pop((resolve_user_scope(context), task_id), None)
+
 
 _WIDEN = {
     "postgresql": "ALTER TABLE {table} ALTER COLUMN id TYPE VARCHAR({n}), "
@@ -47,10 +108,11 @@ def _database_url(url: str) -> str:
     return url
 
 
-def make_task_store(url: str) -> TaskStore:
-    """In-memory for ``""``/``memory``, else the SQL store (tables created lazily)."""
+def make_task_store(url: str, *, keep_tasks: int = DEFAULT_KEEP_TASKS) -> TaskStore:
+    """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks), else the SQL
+    store (tables created lazily)."""
     if url in ("", "memory"):
-        return InMemoryTaskStore()
+        return BoundedMemoryTaskStore(keep_tasks)
     from sqlalchemy.ext.asyncio import create_async_engine
 
     return WideIdTaskStore(create_async_engine(_database_url(url)))
