@@ -6,7 +6,13 @@ behaviour in the modules it calls.
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+if TYPE_CHECKING:  # the CLI imports the server lazily: `call` never needs it
+    from trpc_bridge.server import ServerOptions
 
 app = typer.Typer(
     name="trpc-bridge",
@@ -41,56 +47,53 @@ def _root(
     setup_tracing()
 
 
-# Commands are registered below by the modules that own them (serve: server, call: client).
-
-
-# A module-level option object: a list-typed option cannot be built in the signature (B008).
+# Server flags shared by `serve` and `proxy`: module-level option objects, so both
+# commands take the same flags with the same help (and list-typed options need it: B008).
+_HOST = typer.Option("127.0.0.1", help="Interface to bind.")
+_PORT = typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free port.")
+_GRPC_PORT = typer.Option(50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off.")
+_NEGOTIATION = typer.Option(
+    "auto", help="auto: trpc encoding iff the request declares the spec version; always; never."
+)
+_TASK_STORE = typer.Option(
+    "", help="Task store URL: empty = memory, sqlite:///x.db, postgresql+asyncpg://…"
+)
+_KEEP_TASKS = typer.Option(
+    10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
+)
+_MAX_REQUEST_BYTES = typer.Option(10 * 1024 * 1024, help="Largest accepted request body.")
+_ADK_KEYS = typer.Option(
+    True, "--adk-keys/--no-adk-keys", help="Also write adk_type / adk_thought (trpc default)."
+)
 _GRAPH_EVENTS = typer.Option(
     None,
     "--graph-events",
     help="graph.* object types that may cross (exact, prefix*, *suffix, *); repeatable. "
     "Default: graph.execution, as trpc-agent-go.",
 )
+_STRUCTURED_ERRORS = typer.Option(
+    True,
+    "--structured-errors/--generic-errors",
+    help="Failed status with error metadata, or trpc's default generic error message.",
+)
 
 
-@app.command()
-def serve(
-    agent: str = typer.Option(
-        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
-    ),
-    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
-    port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, card); 0 = any free port."),
-    grpc_port: int = typer.Option(
-        50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off."
-    ),
-    negotiation: str = typer.Option(
-        "auto", help="auto: trpc encoding iff the request declares the spec version; always; never."
-    ),
-    task_store: str = typer.Option(
-        "", help="Task store URL: empty = memory, sqlite:///x.db, postgresql+asyncpg://…"
-    ),
-    max_request_bytes: int = typer.Option(10 * 1024 * 1024, help="Largest accepted request body."),
-    keep_tasks: int = typer.Option(
-        10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
-    ),
-    adk_keys: bool = typer.Option(
-        True, "--adk-keys/--no-adk-keys", help="Also write adk_type / adk_thought (trpc default)."
-    ),
-    graph_events: list[str] | None = _GRAPH_EVENTS,
-    structured_errors: bool = typer.Option(
-        True,
-        "--structured-errors/--generic-errors",
-        help="Failed status with error metadata, or trpc's default generic error message.",
-    ),
-) -> None:
-    """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
-    import asyncio
-    import contextlib
-
+def _server_options(
+    *,
+    host: str,
+    port: int,
+    grpc_port: int,
+    negotiation: str,
+    task_store: str,
+    keep_tasks: int,
+    max_request_bytes: int,
+    adk_keys: bool,
+    graph_events: list[str] | None,
+    structured_errors: bool,
+) -> ServerOptions:
     from trpc_bridge.codecs.trpc_encode import EncodeOptions
     from trpc_bridge.codecs.trpc_request import Negotiation
-    from trpc_bridge.server import BridgeServer, ServerOptions
-    from trpc_bridge.server.loader import AgentLoadError, load_agent
+    from trpc_bridge.server import ServerOptions
 
     try:
         policy = Negotiation(negotiation)
@@ -98,7 +101,7 @@ def serve(
         raise typer.BadParameter(
             "must be auto, always or never", param_hint="--negotiation"
         ) from None
-    options = ServerOptions(
+    return ServerOptions(
         host=host,
         port=port,
         grpc_port=None if grpc_port < 0 else grpc_port,
@@ -111,6 +114,55 @@ def serve(
         task_store=task_store,
         keep_tasks=keep_tasks,
         max_request_bytes=max_request_bytes,
+    )
+
+
+def _run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
+    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1."""
+    import asyncio
+    import contextlib
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(main)
+    except OSError as exc:  # a port in use, an address not on this host
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
+@app.command()
+def serve(
+    agent: str = typer.Option(
+        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
+    ),
+    host: str = _HOST,
+    port: int = _PORT,
+    grpc_port: int = _GRPC_PORT,
+    negotiation: str = _NEGOTIATION,
+    task_store: str = _TASK_STORE,
+    keep_tasks: int = _KEEP_TASKS,
+    max_request_bytes: int = _MAX_REQUEST_BYTES,
+    adk_keys: bool = _ADK_KEYS,
+    graph_events: list[str] | None = _GRAPH_EVENTS,
+    structured_errors: bool = _STRUCTURED_ERRORS,
+) -> None:
+    """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
+    import asyncio
+
+    from trpc_bridge.server import BridgeServer
+    from trpc_bridge.server.loader import AgentLoadError, load_agent
+
+    options = _server_options(
+        host=host,
+        port=port,
+        grpc_port=grpc_port,
+        negotiation=negotiation,
+        task_store=task_store,
+        keep_tasks=keep_tasks,
+        max_request_bytes=max_request_bytes,
+        adk_keys=adk_keys,
+        graph_events=graph_events,
+        structured_errors=structured_errors,
     )
     try:
         loaded = load_agent(agent)
@@ -128,12 +180,7 @@ def serve(
         finally:
             await server.stop()
 
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run())
-    except OSError as exc:  # a port in use, an address not on this host
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    _run_until_interrupted(run())
 
 
 @app.command()
@@ -178,27 +225,35 @@ def proxy(
     upstream: str = typer.Option(
         ..., help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server)."
     ),
-    host: str = typer.Option("127.0.0.1", help="Interface to bind."),
-    port: int = typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free."),
-    grpc_port: int = typer.Option(
-        50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off."
-    ),
+    host: str = _HOST,
+    port: int = _PORT,
+    grpc_port: int = _GRPC_PORT,
+    negotiation: str = _NEGOTIATION,
+    task_store: str = _TASK_STORE,
+    keep_tasks: int = _KEEP_TASKS,
+    max_request_bytes: int = _MAX_REQUEST_BYTES,
+    adk_keys: bool = _ADK_KEYS,
+    graph_events: list[str] | None = _GRAPH_EVENTS,
+    structured_errors: bool = _STRUCTURED_ERRORS,
 ) -> None:
     """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
-    import asyncio
-    import contextlib
-
     from trpc_bridge.client import RemoteAgentError
     from trpc_bridge.proxy_command import run_proxy
-    from trpc_bridge.server import ServerOptions
 
-    options = ServerOptions(host=host, port=port, grpc_port=None if grpc_port < 0 else grpc_port)
+    options = _server_options(
+        host=host,
+        port=port,
+        grpc_port=grpc_port,
+        negotiation=negotiation,
+        task_store=task_store,
+        keep_tasks=keep_tasks,
+        max_request_bytes=max_request_bytes,
+        adk_keys=adk_keys,
+        graph_events=graph_events,
+        structured_errors=structured_errors,
+    )
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run_proxy(upstream, options, typer.echo))
+        _run_until_interrupted(run_proxy(upstream, options, typer.echo))
     except RemoteAgentError as exc:
         typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
-        raise typer.Exit(1) from exc
-    except OSError as exc:  # a port in use, an address not on this host
-        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
