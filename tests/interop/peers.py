@@ -106,11 +106,16 @@ def running(cmd: list[str], url: str) -> Iterator[Process]:
         _wait_ready(url, proc)
         yield process
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Terminate a peer, killing it if it does not exit within 5 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from peers import TRPC_BRIDGE, running, bridge_server, free_port, go_server
+from peers import TRPC_BRIDGE, bridge_server, free_port, go_server, running, stop
 
 SCENARIOS = [
     "text",
@@ -51,11 +51,7 @@ def go_agui(gopeer: Path, upstream: str) -> Iterator[str]:
         assert ready[:1] == ["READY"], f"gopeer agui did not start (exit {proc.poll()})"
         yield ready[1]
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def run_sse(url: str) -> list[dict[str, Any]]:
