@@ -35,9 +35,14 @@ def go_available() -> bool:
 
 def build_gopeer() -> Path:
     """Build the Go peer; a build failure is a test failure, not a skip."""
+    env = dict(os.environ)
+    if not env.get("HOME"):  # Go derives its caches from HOME; keep them in the tree instead
+        env.setdefault("GOCACHE", str(ROOT / "build" / "go-cache"))
+        env.setdefault("GOPATH", str(ROOT / "build" / "go-path"))
     result = subprocess.run(
         ["go", "build", "-o", str(GOPEER), "."],
         cwd=GO_DIR,
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,

@@ -24,11 +24,11 @@ import pytest
 from peers import (
     TRPC_BRIDGE,
     Process,
-    running,
     bridge_server,
     free_port,
     go_call,
     go_server,
+    running,
 )
 
 _CONSOLE_TRACING = {"OTEL_TRACES_EXPORTER": "console"}
