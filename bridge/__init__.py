@@ -1,5 +1,12 @@
 """trpc-a2a-bridge: Python agents and trpc-agent-go agents as one framework over A2A."""
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("trpc-a2a-bridge")
+except PackageNotFoundError:  # pragma: no cover - a bare checkout, not installed
+    __version__ = "0.0.0"
+
 from trpc_bridge.agent import Agent, FunctionAgent, Skill
 from trpc_bridge.events import (
     AgentEvent,
@@ -38,5 +45,6 @@ __all__ = [
     "Skill",
     "Tag",
     "ToolCall",
+    "__version__",
     "new_response_id",
 ]

@@ -26,8 +26,19 @@ def main() -> None:
     app()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from trpc_bridge import __version__
+
+        typer.echo(f"trpc-bridge {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
     sdk_spans: bool = typer.Option(
         False,
         "--sdk-spans",

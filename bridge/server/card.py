@@ -10,23 +10,15 @@ makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
 
+from trpc_bridge import __version__
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI, INTERACTION_SPEC_VERSION
 
 JSONRPC = "JSONRPC"
 HTTP_JSON = "HTTP+JSON"
 GRPC = "GRPC"
-
-
-def _bridge_version() -> str:
-    try:
-        return version("trpc-a2a-bridge")
-    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0.0.0"
 
 
 def _skills(agent: Agent) -> list[AgentSkill]:
@@ -77,7 +69,7 @@ def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> 
     return AgentCard(
         name=agent.name,
         description=agent.description,
-        version=_bridge_version(),
+        version=__version__,
         supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True, extensions=[extension]),
         default_input_modes=["text"],
