@@ -8,9 +8,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -19,8 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_DIR = ROOT / "interop" / "go"
@@ -53,12 +51,6 @@ def build_gopeer() -> Path:
     return GOPEER
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @dataclass
 class Process:
     """A running peer whose stderr JSON log lines are collected as they arrive."""
@@ -86,29 +78,41 @@ def _collect_stderr(process: Process) -> None:
                 process.logs.append(line)
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[str], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"peer exited early with {proc.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}.well-known/agent-card.json", timeout=1.0).status_code == 200:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"peer at {url} not ready in {timeout}s")
+#: What a peer prints once it listens: gopeer's ``READY <url>``, trpc-bridge's endpoint list.
+_LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+(http://\S+?)/?(?:\s|$)")
+
+
+def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    """The base URL the peer reports on stdout; the rest of stdout is drained."""
+    found: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            match = _LISTENING.match(line.strip())
+            if match:
+                found.put(match.group(1) + "/")
+        found.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        url = found.get(timeout=timeout)
+    except queue.Empty:
+        raise RuntimeError(f"peer did not report its address in {timeout}s") from None
+    if url is None:
+        raise RuntimeError(f"peer exited early with {proc.wait()}")
+    return url
 
 
 @contextlib.contextmanager
-def running(cmd: list[str], url: str) -> Iterator[Process]:
-    """Run ``cmd`` (a server) until its card answers at ``url``; stop it on exit."""
+def running(cmd: list[str]) -> Iterator[Process]:
+    """Run ``cmd`` (a server that binds port 0 and reports its URL on stdout: no port
+    races); stop it on exit."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
-    )
-    process = Process(proc=proc, url=url)
-    threading.Thread(target=_collect_stderr, args=(process,), daemon=True).start()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        _wait_ready(url, proc)
+        process = Process(proc=proc, url=_read_url(proc))
+        threading.Thread(target=_collect_stderr, args=(process,), daemon=True).start()
         yield process
     finally:
         stop(proc)
@@ -125,20 +129,18 @@ def stop(proc: subprocess.Popen[str]) -> None:
 
 @contextlib.contextmanager
 def go_server(scenario: str, *, chunk_delay: str = "0s") -> Iterator[Process]:
-    port = free_port()
-    cmd = [str(GOPEER), "serve", "--scenario", scenario, "--addr", f"127.0.0.1:{port}"]
+    cmd = [str(GOPEER), "serve", "--scenario", scenario, "--addr", "127.0.0.1:0"]
     cmd += ["--structured-errors", "--chunk-delay", chunk_delay]
-    with running(cmd, f"http://127.0.0.1:{port}/") as process:
+    with running(cmd) as process:
         yield process
 
 
 @contextlib.contextmanager
 def bridge_server(agent: str, *, extra: list[str] | None = None) -> Iterator[Process]:
     """``trpc-bridge serve`` in its own process, as a user would run it."""
-    port, grpc_port = free_port(), free_port()
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
-    cmd += ["--port", str(port), "--grpc-port", str(grpc_port), *(extra or [])]
-    with running(cmd, f"http://127.0.0.1:{port}/") as process:
+    cmd += ["--port", "0", "--grpc-port", "0", *(extra or [])]
+    with running(cmd) as process:
         yield process
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from peers import TRPC_BRIDGE, bridge_server, free_port, go_server, running, stop
+from peers import TRPC_BRIDGE, bridge_server, go_server, running, stop
 
 SCENARIOS = [
     "text",
@@ -43,7 +43,7 @@ BRIDGE_ONLY = {"ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA", "STATE_DELTA"}
 
 @contextlib.contextmanager
 def go_agui(gopeer: Path, upstream: str) -> Iterator[str]:
-    cmd = [str(gopeer), "agui", "--upstream", upstream, "--addr", f"127.0.0.1:{free_port()}"]
+    cmd = [str(gopeer), "agui", "--upstream", upstream, "--addr", "127.0.0.1:0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
@@ -93,14 +93,12 @@ def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "scenario", [pytest.param(s, marks=pytest.mark.cell(s, "agui proxy=go")) for s in SCENARIOS]
 )
 def test_proxy_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
-    port = free_port()
-    proxy_cmd = [str(TRPC_BRIDGE), "proxy", "--port", str(port), "--grpc-port", "-1"]
+    proxy_cmd = [str(TRPC_BRIDGE), "proxy", "--port", "0", "--grpc-port", "-1"]
     with go_server(scenario) as upstream:
         with go_agui(gopeer, upstream.url) as go_url:
             go = run_sse(go_url)
-        proxy_url = f"http://127.0.0.1:{port}/"
-        with running([*proxy_cmd, "--upstream", upstream.url], proxy_url):
-            ours = run_sse(f"{proxy_url}agui")
+        with running([*proxy_cmd, "--upstream", upstream.url]) as proxy:
+            ours = run_sse(f"{proxy.url}agui")
     assert comparable(ours) == comparable(go)
 
 

@@ -25,7 +25,6 @@ from peers import (
     TRPC_BRIDGE,
     Process,
     bridge_server,
-    free_port,
     go_call,
     go_server,
     running,
@@ -90,10 +89,8 @@ def test_bridge_client_trace_reaches_trpc_agent_go(gopeer: Path) -> None:
 @contextlib.contextmanager
 def _proxy(upstream: str) -> Iterator[Process]:
     """``trpc-bridge proxy`` in its own process (tracing as set in the environment)."""
-    port, grpc_port = free_port(), free_port()
-    cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", str(port)]
-    cmd += ["--grpc-port", str(grpc_port)]
-    with running(cmd, f"http://127.0.0.1:{port}/") as process:
+    cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0", "--grpc-port", "0"]
+    with running(cmd) as process:
         yield process
 
 
