@@ -9,7 +9,6 @@ under, so tests can check that the caller's context reached the agent.
 from __future__ import annotations
 
 import contextlib
-import socket
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -115,13 +114,6 @@ def _traceparent(context: RequestContext) -> str | None:
     return next((v for k, v in metadata if k == "traceparent"), None)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class LoopbackServer:
     card: AgentCard
@@ -146,8 +138,19 @@ async def serve(
     """Serve ``executor`` (default: :class:`StreamingExecutor`) on 127.0.0.1 over HTTP
     (JSON-RPC at ``/``, REST at ``/rest``, 0.3 JSON-RPC at ``/v03``) and gRPC, with
     tracing installed when ``traced``."""
-    http = HttpListener()  # bound first: the card names the server's URL
-    grpc_port = _free_port()
+    # Both listeners bind before the card is written: it names their addresses.
+    http = HttpListener()
+    interceptors = []
+    if traced:
+        interceptors.append(
+            TraceContextServerInterceptor(
+                agent_name=AGENT_NAME,
+                tracer_provider=tracer_provider,
+                record_content=record_content,
+            )
+        )
+    grpc_server = grpc.aio.server(interceptors=interceptors)
+    grpc_port = grpc_server.add_insecure_port("127.0.0.1:0")
     base = http.url
     card = AgentCard(
         name=AGENT_NAME,
@@ -178,7 +181,6 @@ async def serve(
         *create_rest_routes(handler, path_prefix="/rest"),
     ]
     app = Starlette(routes=routes)
-    interceptors = []
     if traced:
         app.add_middleware(
             TraceContextMiddleware,
@@ -186,18 +188,9 @@ async def serve(
             tracer_provider=tracer_provider,
             record_content=record_content,
         )
-        interceptors.append(
-            TraceContextServerInterceptor(
-                agent_name=AGENT_NAME,
-                tracer_provider=tracer_provider,
-                record_content=record_content,
-            )
-        )
-    grpc_server = grpc.aio.server(interceptors=interceptors)
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
         GrpcHandler(handler), grpc_server
     )
-    grpc_server.add_insecure_port(f"127.0.0.1:{grpc_port}")
     await grpc_server.start()
     await http.start(app)
     try:
