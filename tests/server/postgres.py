@@ -56,13 +56,19 @@ def postgres_server() -> Iterator[str]:
         if os.geteuid() == 0:
             shutil.chown(tmp, "postgres", "postgres")
             as_user = ["runuser", "-u", "postgres", "--"]
-        port = _free_port()
         _run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "bridge"])
-        options = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off"
         # -l: the server's output goes to a file, not to pipes it would hold open.
         log = str(Path(tmp) / "server.log")
-        start = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options, "-w", "start"]
-        _run(start)
+        for attempt in range(3):  # PostgreSQL needs its port up front: retry if taken
+            port = _free_port()
+            options = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off"
+            start = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options, "-w", "start"]
+            try:
+                _run(start)
+                break
+            except subprocess.CalledProcessError:
+                if attempt == 2:
+                    raise
         try:
             yield f"postgresql+asyncpg://bridge@127.0.0.1:{port}/postgres"
         finally:
