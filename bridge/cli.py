@@ -158,8 +158,6 @@ def serve(
     structured_errors: bool = _STRUCTURED_ERRORS,
 ) -> None:
     """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
-    import asyncio
-
     from trpc_bridge.server import BridgeServer
     from trpc_bridge.server.loader import AgentLoadError, load_agent
 
@@ -180,18 +178,7 @@ def serve(
     except AgentLoadError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    server = BridgeServer(loaded, options)
-
-    async def run() -> None:
-        await server.start()
-        for line in server.describe():
-            typer.echo(line)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await server.stop()
-
-    _run_until_interrupted(run())
+    _run_until_interrupted(BridgeServer(loaded, options).serve(typer.echo))
 
 
 @app.command()

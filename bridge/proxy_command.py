@@ -8,7 +8,6 @@ AG-UI (``/agui``), its stream aggregated by ``llm_response_id`` on the way out.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from trpc_bridge.client import RemoteAgent
@@ -21,12 +20,5 @@ async def run_proxy(
     """Serve ``upstream`` until cancelled. Raises ``RemoteAgentError`` when the upstream
     card cannot be used."""
     async with await RemoteAgent.connect(upstream) as remote:
-        server = BridgeServer(remote, options)
-        await server.start()
-        try:
-            echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
-            for line in server.describe():
-                echo(line)
-            await asyncio.Event().wait()
-        finally:
-            await server.stop()
+        echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
+        await BridgeServer(remote, options).serve(echo)

@@ -20,6 +20,7 @@ memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -134,7 +135,7 @@ class BridgeServer:
         lines = [
             f"agent     {self.agent.name}",
             f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
-            f"REST      {self.rest_url}  (A2A 0.3 and 1.0)",
+            f"REST      {self.rest_url}  (A2A 1.0)",
         ]
         if self.grpc_address:
             lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0)")
@@ -232,10 +233,14 @@ class BridgeServer:
         if engine is not None:
             await engine.dispose()
 
-    async def serve(self) -> None:
-        """Start and run until cancelled (Ctrl-C)."""
+    async def serve(self, echo: Callable[[str], object] | None = None) -> None:
+        """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
+        (Ctrl-C), stop."""
         await self.start()
         try:
+            if echo is not None:
+                for line in self.describe():
+                    echo(line)
             assert self._http is not None
             await self._http.wait()
         finally:
