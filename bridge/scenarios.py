@@ -129,8 +129,14 @@ def _whoami(request: AgentRequest) -> list[AgentEvent]:
     return _streamed("chatcmpl-whoami-1", [f"user={request.user_id}"])
 
 
-def _long(_: AgentRequest) -> list[AgentEvent]:
-    return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
+def _long_of(chunks: int) -> Callable[[AgentRequest], list[AgentEvent]]:
+    def script(_: AgentRequest) -> list[AgentEvent]:
+        return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(chunks)])
+
+    return script
+
+
+_long = _long_of(1000)
 
 
 def _unicode(_: AgentRequest) -> list[AgentEvent]:
@@ -191,5 +197,7 @@ state_delta = ScenarioAgent("state_delta", _state_delta)
 long = ScenarioAgent("long", _long)
 unicode = ScenarioAgent("unicode", _unicode)
 whoami = ScenarioAgent("whoami", _whoami)
+#: The Go peer's ``long10k`` (10,000 chunks): for ``bench/vs_go.py``, not in the matrix.
+long10k = ScenarioAgent("long10k", _long_of(10_000))
 #: ``long`` at the Go peer's default pace (5 ms per chunk): slow enough to cancel midway.
 long_slow = ScenarioAgent("long", _long, delay=0.005)
