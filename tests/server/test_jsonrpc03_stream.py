@@ -1,0 +1,110 @@
+"""The bridge's own 0.3 ``message/stream`` route answers exactly as a2a-sdk's dispatcher.
+
+The same handler is served twice: by ``BridgeServer``'s app (the fast route) and by the
+SDK's ``create_jsonrpc_routes`` alone. Every request below goes to both; the SSE bodies
+must be the same frames with the same key order (Struct maps — metadata, data — compared
+as maps: their iteration order is per protobuf copy) once generated ids and timestamps
+are normalised. Requests the route leaves to the SDK (other versions, malformed ones)
+must of course come out identical too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+import pytest
+from a2a.server.routes import create_jsonrpc_routes
+from starlette.applications import Starlette
+
+from trpc_bridge.scenarios import SCRIPTS, ScenarioAgent
+from trpc_bridge.server import BridgeServer, ServerOptions
+
+from .helpers import GO_HEADERS, go_message, jsonrpc
+
+_GENERATED = re.compile(
+    r"((task|ctx|msg)-)?[0-9a-f]{8}-[0-9a-f-]{27}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|[0-9a-f]{32}"
+)
+_MAPS = {"metadata", "data"}
+
+
+def _canonical(value: Any, in_map: bool = False) -> Any:
+    """JSON with object key order kept, except inside Struct-backed maps (sorted)."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
+        pairs = [(k, _canonical(v, in_map or k in _MAPS)) for k, v in value]
+        return sorted(pairs) if in_map else pairs
+    if isinstance(value, list):
+        return [_canonical(v, in_map) for v in value]
+    return value
+
+
+def _frames(body: str) -> list[Any]:
+    frames = []
+    for line in _GENERATED.sub("<id>", body).splitlines():
+        if line.startswith("data:"):
+            frames.append(_canonical(json.loads(line[5:], object_pairs_hook=list)))
+    return frames
+
+
+async def _both(agent: ScenarioAgent, **request: Any) -> tuple[httpx.Response, httpx.Response]:
+    server = BridgeServer(agent, ServerOptions(grpc_port=None, public_url="http://bridge"))
+    sdk = Starlette(
+        routes=create_jsonrpc_routes(server.handler, rpc_url="/", enable_v0_3_compat=True)
+    )
+    responses = []
+    for app in (server.starlette_app(), sdk):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://bridge"
+        ) as http:
+            responses.append(await http.post("/", **request))
+    return responses[0], responses[1]
+
+
+def _stream(message: dict[str, Any], rpc_id: str | int = "r1") -> dict[str, Any]:
+    return jsonrpc("message/stream", {"message": message}, rpc_id=rpc_id)
+
+
+@pytest.mark.parametrize("scenario", sorted(SCRIPTS))
+@pytest.mark.parametrize("rpc_id", ["r1", 42])
+async def test_scenario_streams_are_identical(scenario: str, rpc_id: str | int) -> None:
+    agent = ScenarioAgent(scenario, SCRIPTS[scenario])
+    ours, sdk = await _both(agent, json=_stream(go_message("hi"), rpc_id), headers=GO_HEADERS)
+    assert ours.status_code == sdk.status_code == 200
+    assert ours.headers["content-type"] == sdk.headers["content-type"]
+    assert _frames(ours.text) == _frames(sdk.text)
+    assert len(_frames(ours.text)) > 2
+
+
+CASES = {
+    "follow-up to an unknown task (error frame in the stream)": {
+        "json": _stream(dict(go_message("hi"), taskId="task-nope"))
+    },
+    "message without parts (error frame)": {"json": _stream(dict(go_message("hi"), parts=[]))},
+    "A2A-Version 1.0 on a 0.3 method": {
+        "json": _stream(go_message("hi")),
+        "headers": {"A2A-Version": "1.0"},
+    },
+    "params not a message": {"json": jsonrpc("message/stream", {"message": {"kind": "x"}})},
+    "id is a boolean": {"json": _stream(go_message("hi"), rpc_id=True)},  # type: ignore[arg-type]
+    "no id": {"json": {"jsonrpc": "2.0", "method": "message/stream", "params": {}}},
+    "extra envelope key": {"json": dict(_stream(go_message("hi")), extra=1)},
+    "1.0 method": {
+        "json": jsonrpc("SendStreamingMessage", {"message": {"messageId": "m", "parts": []}}),
+        "headers": {"A2A-Version": "1.0"},
+    },
+    "malformed JSON": {"content": b"{nope", "headers": {"content-type": "application/json"}},
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_other_requests_are_answered_as_the_sdk_does(case: str) -> None:
+    agent = ScenarioAgent("text", SCRIPTS["text"])
+    ours, sdk = await _both(agent, **CASES[case])
+    assert ours.status_code == sdk.status_code
+    assert ours.headers["content-type"] == sdk.headers["content-type"]
+    if ours.headers["content-type"].startswith("text/event-stream"):
+        assert _frames(ours.text) == _frames(sdk.text)
+    else:
+        assert _GENERATED.sub("<id>", ours.text) == _GENERATED.sub("<id>", sdk.text)
