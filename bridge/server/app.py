@@ -42,7 +42,7 @@ from trpc_bridge.codecs.trpc_request import Negotiation
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
-from trpc_bridge.server.jsonrpc03_stream import Jsonrpc03Stream
+from trpc_bridge.server.jsonrpc03 import Jsonrpc03Route
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
@@ -154,9 +154,9 @@ class BridgeServer:
         routes: list[BaseRoute] = []
         for path in CARD_PATHS:
             routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
-        # JSON-RPC 0.3 and 1.0: a2a-sdk's dispatcher, except 0.3 message/stream (see
-        # jsonrpc03_stream: same bytes, written without the SDK's per-frame conversions).
-        jsonrpc = Jsonrpc03Stream(self.handler)
+        # JSON-RPC 0.3 and 1.0: a2a-sdk's dispatcher, except 0.3 message/stream and
+        # message/send (jsonrpc03: the same bytes, without the SDK's per-frame conversions).
+        jsonrpc = Jsonrpc03Route(self.handler)
         routes.extend(jsonrpc.route(path) for path in self._jsonrpc_paths())
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         routes.extend(agui_routes(self.agent, path=f"{self.base_path}/agui"))

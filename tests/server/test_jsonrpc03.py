@@ -1,8 +1,9 @@
-"""The bridge's own 0.3 ``message/stream`` route answers exactly as a2a-sdk's dispatcher.
+"""The bridge's own 0.3 ``message/stream`` / ``message/send`` route answers exactly as
+a2a-sdk's dispatcher.
 
 The same handler is served twice: by ``BridgeServer``'s app (the fast route) and by the
-SDK's ``create_jsonrpc_routes`` alone. Every request below goes to both; the SSE bodies
-must be the same frames with the same key order (Struct maps — metadata, data — compared
+SDK's ``create_jsonrpc_routes`` alone. Every request below goes to both; the SSE frames
+and JSON bodies must be the same, with the same key order (Struct maps — metadata, data — compared
 as maps: their iteration order is per protobuf copy) once generated ids and timestamps
 are normalised. Requests the route leaves to the SDK (other versions, malformed ones)
 must of course come out identical too.
@@ -24,8 +25,10 @@ from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .helpers import GO_HEADERS, go_message, jsonrpc
 
+#: Generated ids (uuids, hex event ids, unary task ids' nanoseconds) and timestamps.
 _GENERATED = re.compile(
-    r"((task|ctx|msg)-)?[0-9a-f]{8}-[0-9a-f-]{27}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|[0-9a-f]{32}"
+    r"((task|ctx|msg)-)?[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{32}|\d{16,}"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
 )
 _MAPS = {"metadata", "data"}
 
@@ -48,6 +51,10 @@ def _frames(body: str) -> list[Any]:
     return frames
 
 
+def _json(body: str) -> Any:
+    return _canonical(json.loads(_GENERATED.sub("<id>", body), object_pairs_hook=list))
+
+
 async def _both(agent: ScenarioAgent, **request: Any) -> tuple[httpx.Response, httpx.Response]:
     server = BridgeServer(agent, ServerOptions(grpc_port=None, public_url="http://bridge"))
     sdk = Starlette(
@@ -66,6 +73,10 @@ def _stream(message: dict[str, Any], rpc_id: str | int = "r1") -> dict[str, Any]
     return jsonrpc("message/stream", {"message": message}, rpc_id=rpc_id)
 
 
+def _send(message: dict[str, Any], rpc_id: str | int = "r1") -> dict[str, Any]:
+    return jsonrpc("message/send", {"message": message}, rpc_id=rpc_id)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCRIPTS))
 @pytest.mark.parametrize("rpc_id", ["r1", 42])
 async def test_scenario_streams_are_identical(scenario: str, rpc_id: str | int) -> None:
@@ -75,6 +86,15 @@ async def test_scenario_streams_are_identical(scenario: str, rpc_id: str | int) 
     assert ours.headers["content-type"] == sdk.headers["content-type"]
     assert _frames(ours.text) == _frames(sdk.text)
     assert len(_frames(ours.text)) > 2
+
+
+@pytest.mark.parametrize("scenario", sorted(SCRIPTS))
+async def test_scenario_unary_results_are_identical(scenario: str) -> None:
+    agent = ScenarioAgent(scenario, SCRIPTS[scenario])
+    ours, sdk = await _both(agent, json=_send(go_message("hi"), 7), headers=GO_HEADERS)
+    assert ours.status_code == sdk.status_code == 200
+    assert ours.headers["content-type"] == sdk.headers["content-type"]
+    assert _json(ours.text) == _json(sdk.text)
 
 
 CASES = {
@@ -95,6 +115,10 @@ CASES = {
         "headers": {"A2A-Version": "1.0"},
     },
     "malformed JSON": {"content": b"{nope", "headers": {"content-type": "application/json"}},
+    "send: follow-up to an unknown task": {"json": _send(dict(go_message("hi"), taskId="x"))},
+    "send: message without parts": {"json": _send(dict(go_message("hi"), parts=[]))},
+    "send: A2A-Version 1.0": {"json": _send(go_message("hi")), "headers": {"A2A-Version": "1.0"}},
+    "send: params not a message": {"json": jsonrpc("message/send", {"message": [1]})},
 }
 
 
@@ -107,4 +131,4 @@ async def test_other_requests_are_answered_as_the_sdk_does(case: str) -> None:
     if ours.headers["content-type"].startswith("text/event-stream"):
         assert _frames(ours.text) == _frames(sdk.text)
     else:
-        assert _GENERATED.sub("<id>", ours.text) == _GENERATED.sub("<id>", sdk.text)
+        assert _json(ours.text) == _json(sdk.text)
