@@ -88,7 +88,8 @@ async def exchange(url: str, request: bytes) -> Exchange:
     parts = urlsplit(url)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Exchange] = loop.create_future()
-    await loop.create_connection(lambda: _Reader(request, done), parts.hostname, parts.port or 80)
+    host = parts.hostname or "127.0.0.1"
+    await loop.create_connection(lambda: _Reader(request, done), host, parts.port or 80)
     return await done
 
 

@@ -7,7 +7,7 @@ from ``interop/go`` first):
   server around an ``llmagent`` with a scripted model; blocking sends because trpc's
   default fails any stream whose writer falls 1,024 events behind, which an unthrottled
   10,000-delta stream always does);
-- bridge: ``trpc-bridge serve --agent trpc_bridge.scenarios:S`` (the Python twin, which
+- bridge: ``trpc-bridge serve --agent trpc_bridge.agents.scenarios:S`` (the Python twin, which
   puts the same frames on the wire: the interop matrix checks that).
 
 Three configurations: ``plain``; ``tracing`` (both servers export their spans over
@@ -163,7 +163,7 @@ def servers(config: str, scenario: str, env: dict[str, str]) -> Iterator[Pair]:
             with bridge_proxy(go.url, env=env) as proxy:
                 yield Pair(go, proxy)
         else:
-            with bridge_server(f"trpc_bridge.scenarios:{scenario}", env=env) as bridge:
+            with bridge_server(f"trpc_bridge.agents.scenarios:{scenario}", env=env) as bridge:
                 yield Pair(go, bridge)
 
 

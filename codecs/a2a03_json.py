@@ -12,7 +12,7 @@ cost on a 0.3 stream. This module writes the same bytes straight from the protob
   reads them, numbers as floats; infinities and NaN raise ``ValueError`` as there;
 - compact JSON, non-ASCII written as UTF-8 (orjson; pydantic-core writes the same).
 
-``tests/test_a2a03_json.py`` checks byte equality with the SDK's path for every
+``tests/codecs/test_a2a03_json.py`` checks byte equality with the SDK's path for every
 golden vector's frames and for generated ones.
 """
 

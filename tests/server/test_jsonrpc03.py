@@ -20,7 +20,7 @@ import pytest
 from a2a.server.routes import create_jsonrpc_routes
 from starlette.applications import Starlette
 
-from trpc_bridge.scenarios import SCRIPTS, ScenarioAgent
+from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .helpers import GO_HEADERS, go_message, jsonrpc
@@ -97,7 +97,7 @@ async def test_scenario_unary_results_are_identical(scenario: str) -> None:
     assert _json(ours.text) == _json(sdk.text)
 
 
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "follow-up to an unknown task (error frame in the stream)": {
         "json": _stream(dict(go_message("hi"), taskId="task-nope"))
     },
@@ -107,7 +107,7 @@ CASES = {
         "headers": {"A2A-Version": "1.0"},
     },
     "params not a message": {"json": jsonrpc("message/stream", {"message": {"kind": "x"}})},
-    "id is a boolean": {"json": _stream(go_message("hi"), rpc_id=True)},  # type: ignore[arg-type]
+    "id is a boolean": {"json": _stream(go_message("hi"), rpc_id=True)},
     "no id": {"json": {"jsonrpc": "2.0", "method": "message/stream", "params": {}}},
     "extra envelope key": {"json": dict(_stream(go_message("hi")), extra=1)},
     "1.0 method": {

@@ -30,10 +30,11 @@ from a2a.types import (
 from a2a.utils.proto_utils import to_stream_response
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_vectors_encode import VECTORS, events_of, load, options_of, run_stream
+from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
 from trpc_bridge.codecs.a2a03_json import STATES_03, Frame, JsonRpcId, success_response
-from trpc_bridge.codecs.trpc_encode import StreamEncoder, UnaryEncoder, unary_task_id
+from trpc_bridge.codecs.encoding import RunTarget
+from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
 
 
 def both(frame: Frame, request_id: JsonRpcId) -> tuple[bytes, bytes]:
@@ -59,10 +60,10 @@ def frames_of(path: Path) -> list[Frame]:
     if kind == "stream" and vector.get("wire") != "1.0":
         return list(run_stream(vector))
     if kind == "submitted":
-        encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
-        return [encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])]
+        encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
+        return encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
     if kind == "unary":
-        unary = UnaryEncoder(options_of(vector))
+        unary = UnaryEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
         for event in events_of(vector):
             if not unary.add(event):
                 break
@@ -70,10 +71,10 @@ def frames_of(path: Path) -> list[Frame]:
     return []
 
 
-ENCODE_VECTORS = [p for p in VECTORS if frames_of(p)]
+FRAME_VECTORS = [p for p in ENCODE_VECTORS if frames_of(p)]
 
 
-@pytest.mark.parametrize("path", ENCODE_VECTORS, ids=[p.stem for p in ENCODE_VECTORS])
+@pytest.mark.parametrize("path", FRAME_VECTORS, ids=[p.stem for p in FRAME_VECTORS])
 @pytest.mark.parametrize("request_id", ["req-1", 7, None])
 def test_vector_frames_are_byte_identical(path: Path, request_id: JsonRpcId) -> None:
     for frame in frames_of(path):
