@@ -21,6 +21,7 @@ and publishes ``canceled``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
@@ -203,6 +204,16 @@ class BridgeRequestHandler(RequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
+        async with contextlib.aclosing(self.stream_batches(params, context)) as batches:
+            async for batch in batches:
+                for frame in batch:
+                    yield frame
+
+    async def stream_batches(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncGenerator[list[StreamFrame]]:
+        """``message/stream`` as lists of the frames ready at once, for a door that writes
+        each list in one go (``jsonrpc03``); closing it stops the run as a disconnect does."""
         call = await self._prepare(params, context)
         task_id = new_id("task")
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
@@ -213,8 +224,8 @@ class BridgeRequestHandler(RequestHandler):
             live.publish(first)
         self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
         try:
-            while (frame := await subscriber.next()) is not None:
-                yield frame
+            while (batch := await subscriber.next_batch()) is not None:
+                yield batch
         finally:
             live.unsubscribe(subscriber)
             # The requester left before the end and nobody else listens: stop the agent.

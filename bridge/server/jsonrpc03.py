@@ -17,6 +17,7 @@ SDK's context builders build the call context.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -28,7 +29,6 @@ from a2a.compat.v0_3.context_builders import V03ServerCallContextBuilder
 from a2a.compat.v0_3.jsonrpc_adapter import _to_v03_jsonrpc_error
 from a2a.server.context import ServerCallContext
 from a2a.server.jsonrpc_models import InternalError
-from a2a.server.request_handlers.request_handler import RequestHandler
 from a2a.server.routes.common import DefaultServerCallContextBuilder, create_event_source_response
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from a2a.types import SendMessageRequest
@@ -39,6 +39,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from trpc_bridge.codecs.a2a03_json import JsonRpcId, result_to_json, success_response
+from trpc_bridge.server.handler import BridgeRequestHandler
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class Jsonrpc03Route:
     """The JSON-RPC endpoint: our 0.3 ``message/stream`` / ``message/send``, the SDK's
     dispatcher for the rest."""
 
-    def __init__(self, handler: RequestHandler) -> None:
+    def __init__(self, handler: BridgeRequestHandler) -> None:
         self.handler = handler
         self.sdk = JsonRpcDispatcher(request_handler=handler, enable_v0_3_compat=True)
         self._contexts = V03ServerCallContextBuilder(DefaultServerCallContextBuilder())
@@ -143,8 +144,11 @@ class Jsonrpc03Route:
     async def _frames(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
     ) -> AsyncIterator[bytes]:
+        batches = self.handler.stream_batches(core, context)
         try:
-            async for frame in self.handler.on_message_send_stream(core, context):
-                yield _sse(success_response(frame, request_id))
+            async with contextlib.aclosing(batches):
+                async for batch in batches:
+                    # One write per batch; the bytes are those of one frame after another.
+                    yield b"".join([_sse(success_response(f, request_id)) for f in batch])
         except Exception as error:  # as the SDK's adapter: one error frame ends the stream
             yield _error_frame(request_id, error)

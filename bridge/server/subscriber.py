@@ -95,11 +95,26 @@ class Subscriber:
     def __len__(self) -> int:
         return len(self._items)
 
-    async def next(self) -> StreamFrame | None:
-        """The next frame, or ``None`` once closed and drained."""
+    async def _wait(self) -> bool:
+        """Until something is buffered (``True``) or it is closed and drained."""
         while not self._items:
             if self._closed:
-                return None
+                return False
             self._ready.clear()
             await self._ready.wait()
+        return True
+
+    async def next(self) -> StreamFrame | None:
+        """The next frame, or ``None`` once closed and drained."""
+        if not await self._wait():
+            return None
         return self._items.popleft().materialise()
+
+    async def next_batch(self) -> list[StreamFrame] | None:
+        """Every frame buffered now (at least one), or ``None`` once closed and drained:
+        a writer that sends them at once pays its per-write costs once per batch."""
+        if not await self._wait():
+            return None
+        items = self._items
+        self._items = deque()
+        return [item.materialise() for item in items]

@@ -28,6 +28,11 @@ from trpc_bridge.server.task_store import owner_context
 
 logger = logging.getLogger(__name__)
 
+#: Events a producer handles before it lets the event loop run others: writers then send
+#: what is buffered in batches of about this size (one write each), other requests are
+#: served in between, and the agent's pace is not otherwise affected.
+YIELD_EVERY = 64
+
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
 
@@ -76,11 +81,18 @@ class LiveTask:
         try:
             try:
                 async with contextlib.aclosing(events):
+                    since_yield = 0
                     async for event in events:
                         for frame in encoder.encode(event):
                             self.publish(frame)
                         if encoder.done:
                             break
+                        since_yield += 1
+                        if since_yield == YIELD_EVERY:
+                            # An agent that never awaits would otherwise produce its whole
+                            # run before any writer (or other request) gets the loop.
+                            since_yield = 0
+                            await asyncio.sleep(0)
                 for frame in encoder.close():
                     self.publish(frame)
             except asyncio.CancelledError:  # tasks/cancel, or the only listener left
