@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import math
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -35,6 +36,8 @@ from a2a.types import (
     TaskStatusUpdateEvent,
 )
 from google.protobuf.struct_pb2 import Struct, Value
+
+from trpc_bridge.codecs.text_delta import TextDelta
 
 JsonRpcId = str | int | None
 Frame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | Task
@@ -206,8 +209,35 @@ def task_to_json(task: Task) -> dict[str, Any]:
     return out
 
 
-def result_to_json(result: Frame) -> dict[str, Any]:
+def text_delta_to_json(delta: TextDelta) -> dict[str, Any]:
+    """What :func:`artifact_update_to_json` writes for ``delta.to_proto()``."""
+    part: dict[str, Any] = {"kind": "text"}
+    if delta.part_metadata:
+        part["metadata"] = dict(delta.part_metadata)
+    part["text"] = delta.text
+    artifact: dict[str, Any] = {"artifactId": delta.artifact_id}
+    if delta.metadata:
+        artifact["metadata"] = dict(delta.metadata)
+    artifact["parts"] = [part]
+    out: dict[str, Any] = {
+        "append": delta.append,
+        "artifact": artifact,
+        "contextId": delta.context_id,
+        "kind": "artifact-update",
+        "lastChunk": False,
+    }
+    if delta.metadata:
+        out["metadata"] = dict(delta.metadata)
+    out["taskId"] = delta.task_id
+    return out
+
+
+def result_to_json(result: Frame | TextDelta) -> dict[str, Any]:
     """A stream frame (or a unary ``Task``) as the 0.3 ``result`` object."""
+    if isinstance(result, TextDelta):
+        if _shape(result) is None:  # numbers in its metadata: as the Struct writes them
+            return artifact_update_to_json(result.to_proto())
+        return text_delta_to_json(result)
     if isinstance(result, TaskArtifactUpdateEvent):
         return artifact_update_to_json(result)
     if isinstance(result, TaskStatusUpdateEvent):
@@ -217,9 +247,63 @@ def result_to_json(result: Frame) -> dict[str, Any]:
     return task_to_json(result)
 
 
-def success_response(result: Frame, request_id: JsonRpcId) -> bytes:
+def success_response(result: Frame | TextDelta, request_id: JsonRpcId) -> bytes:
     """``{"id":…,"jsonrpc":"2.0","result":…}`` (no ``id`` when it is ``None``)."""
     body: dict[str, Any] = {} if request_id is None else {"id": request_id}
     body["jsonrpc"] = "2.0"
     body["result"] = result_to_json(result)
     return orjson.dumps(body)
+
+
+#: Stands for the text while a text delta's template is made (an id or metadata value
+#: that holds it too makes that shape go without a template).
+_PLACEHOLDER = "\x00text\x00"
+_QUOTED_PLACEHOLDER = orjson.dumps(_PLACEHOLDER)
+_PLAIN = (str, bool, type(None))
+
+
+def _shape(delta: TextDelta) -> tuple[Any, ...] | None:
+    """What a text delta's bytes depend on besides its text, when every metadata value is
+    a string, a bool or null (numbers would be floats after a Struct: no shortcut)."""
+    part = delta.part_metadata or {}
+    values = (*delta.metadata.values(), *part.values())
+    if not all(isinstance(v, _PLAIN) for v in values):
+        return None
+    return (
+        delta.task_id,
+        delta.context_id,
+        delta.artifact_id,
+        delta.append,
+        tuple(delta.metadata.items()),
+        tuple(part.items()),
+    )
+
+
+class StreamWriter:
+    """One stream's frames as 0.3 JSON-RPC responses. A text delta costs one JSON string
+    encoding: the bytes around its text are made once per shape (response id, append,
+    metadata) and reused."""
+
+    def __init__(self, request_id: JsonRpcId) -> None:
+        self.request_id = request_id
+        self._templates: dict[tuple[Any, ...], tuple[bytes, bytes] | None] = {}
+
+    def response(self, frame: Frame | TextDelta) -> bytes:
+        if isinstance(frame, TextDelta) and (key := _shape(frame)) is not None:
+            if key in self._templates:
+                template = self._templates[key]
+            else:
+                template = self._template(frame)
+                if len(self._templates) < 64:  # a stream has a handful of shapes
+                    self._templates[key] = template
+            if template is not None:
+                before, after = template
+                return before + orjson.dumps(frame.text) + after
+        return success_response(frame, self.request_id)
+
+    def _template(self, delta: TextDelta) -> tuple[bytes, bytes] | None:
+        whole = success_response(replace(delta, text=_PLACEHOLDER), self.request_id)
+        before, found, after = whole.partition(_QUOTED_PLACEHOLDER)
+        if not found or _QUOTED_PLACEHOLDER in before + after:
+            return None
+        return before, after

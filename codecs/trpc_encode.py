@@ -219,6 +219,31 @@ def encode_event(
     )
 
 
+def streamed_text(
+    event: AgentEvent, options: EncodeOptions
+) -> tuple[str, dict[str, Any] | None] | None:
+    """``(text, part metadata)`` when :func:`encode_event` (streaming) would make ``event``
+    exactly one text part of a partial event — a streamed delta of answer or reasoning
+    text, the hot shape of every stream — found without building it; else ``None``."""
+    if (
+        not event.is_partial
+        or event.error is not None
+        or len(event.choices) != 1
+        or event.object == ObjectType.CODE_EXECUTION
+        or event.object.startswith(ObjectType.GRAPH_PREFIX)
+        or event.is_tool_event()
+    ):
+        return None
+    delta = event.choices[0].delta
+    if delta.content_parts or (delta.reasoning_content and delta.content):
+        return None
+    if delta.reasoning_content:
+        return delta.reasoning_content, _part_metadata(options, PART_THOUGHT, True)
+    if delta.content:
+        return delta.content, None
+    return None
+
+
 # --- streaming envelope ---------------------------------------------------------------
 
 

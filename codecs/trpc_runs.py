@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from a2a.types import Artifact, Message, Role, Task, TaskState
 
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
+    ProtoFrame,
     RunTarget,
     StreamFrame,
     WireVersion,
     fill_required_parts,
 )
+from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.codecs.trpc_encode import (
     EncodedMessage,
     artifact_update,
@@ -36,6 +39,8 @@ from trpc_bridge.codecs.trpc_encode import (
     error_task_state,
     final_artifact_update,
     generic_error_message,
+    response_metadata,
+    streamed_text,
     submitted_status,
     task_status,
 )
@@ -130,6 +135,8 @@ class StreamEncoder:
         self.context_id = run.context_id
         self.options = run.options
         self.v1 = run.wire is WireVersion.V1_0
+        # The 1.0 wire keeps protobuf frames (its own artifact ids and required parts).
+        self.text_deltas = run.text_deltas and not self.v1
         self.done = False
         self._seen: set[str] = set()
         self._last_id = ""
@@ -155,6 +162,10 @@ class StreamEncoder:
             if not self.options.structured_errors:
                 return self._out(generic_error_message(context_id=self.context_id))
             return self._out(error_status(event, task_id=self.task_id, context_id=self.context_id))
+        if self.text_deltas:
+            streamed = streamed_text(event, self.options)
+            if streamed is not None:
+                return [self._text_delta(event, *streamed)]
         encoded = encode_event(event, self.options, streaming=True)
         if encoded is None:
             return []
@@ -168,6 +179,22 @@ class StreamEncoder:
             encoded, task_id=self.task_id, context_id=self.context_id, append=append
         )
         return self._out(update)
+
+    def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> TextDelta:
+        """What :func:`artifact_update` would build for a streamed text delta, unbuilt."""
+        artifact_id = event.id
+        append = bool(artifact_id) and artifact_id in self._seen
+        self._seen.add(artifact_id)
+        self._last_id = artifact_id
+        return TextDelta(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            artifact_id=artifact_id,
+            text=text,
+            append=append,
+            metadata=response_metadata(event),
+            part_metadata=part_metadata,
+        )
 
     def close(self) -> list[StreamFrame]:
         """The agent's iterator ended without a runner completion: trpc v0 still sends
@@ -189,7 +216,7 @@ class StreamEncoder:
             completed_status(task_id=self.task_id, context_id=self.context_id),
         ]
 
-    def _out(self, frame: StreamFrame) -> list[StreamFrame]:
+    def _out(self, frame: ProtoFrame) -> list[StreamFrame]:
         if self.v1:
             fill_required_parts(frame)
         return [frame]

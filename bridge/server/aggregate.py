@@ -14,12 +14,15 @@ metadata, merged into the task metadata like status-update metadata.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, TaskStatus
 from google.protobuf.struct_pb2 import Struct
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.server.states import TERMINAL_STATES
 
 
@@ -27,6 +30,17 @@ from trpc_bridge.server.states import TERMINAL_STATES
 class _TextRun:
     pieces: list[str]
     metadata: Struct
+    #: The part metadata of the :class:`TextDelta` that started the run: later deltas
+    #: compare with it instead of building a ``Struct`` (unset for protobuf parts).
+    source: object = field(default=None)
+    from_delta: bool = False
+
+
+def _struct(metadata: Mapping[str, Any] | None) -> Struct:
+    struct = Struct()
+    if metadata:
+        struct.update(dict(metadata))
+    return struct
 
 
 @dataclass
@@ -50,6 +64,17 @@ class _ArtifactAcc:
                 last.pieces.append(part.text)
             else:
                 self.parts.append(_TextRun([part.text], part.metadata))
+
+    def extend_text(self, delta: TextDelta) -> None:
+        """:meth:`extend` by ``delta.to_proto()``, without building it."""
+        last = self.parts[-1] if self.parts else None
+        source = delta.part_metadata or None
+        if isinstance(last, _TextRun) and (
+            last.source == source if last.from_delta else last.metadata == _struct(source)
+        ):
+            last.pieces.append(delta.text)
+        else:
+            self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
 
     def build(self) -> Artifact:
         artifact = Artifact(artifact_id=self.artifact_id)
@@ -78,7 +103,13 @@ class TaskAggregate:
         self._anonymous = 0
 
     def apply(self, frame: StreamFrame) -> None:
-        if isinstance(frame, TaskArtifactUpdateEvent):
+        if isinstance(frame, TextDelta):
+            acc = self._artifacts.get(frame.artifact_id) if frame.append else None
+            if acc is not None:
+                acc.extend_text(frame)
+            else:  # the first chunk of an artifact: as the protobuf it stands for
+                self._apply_artifact(frame.to_proto())
+        elif isinstance(frame, TaskArtifactUpdateEvent):
             self._apply_artifact(frame)
         elif isinstance(frame, Message):
             self.history.append(frame)

@@ -63,6 +63,7 @@ from trpc_bridge.codecs.encoding import (
     RunTarget,
     StreamFrame,
     UnaryEncoding,
+    as_proto,
     select_encoding,
 )
 from trpc_bridge.codecs.trpc_request import message_to_request
@@ -104,6 +105,11 @@ class _UnaryRun:
         return []
 
 
+#: ``ServerCallContext.state`` key a door sets when it takes :class:`TextDelta` frames
+#: from :meth:`BridgeRequestHandler.stream_batches` (``jsonrpc03``).
+TEXT_DELTAS = "trpc_bridge.text_deltas"
+
+
 @dataclass(frozen=True)
 class _Call:
     """One message call, prepared: what the agent is asked and how to answer."""
@@ -112,6 +118,7 @@ class _Call:
     message: Message
     caller: Caller
     encoding_request: EncodingRequest
+    text_deltas: bool = False
 
 
 class BridgeRequestHandler(RequestHandler):
@@ -156,7 +163,8 @@ class BridgeRequestHandler(RequestHandler):
             headers=caller.headers,
             wire=wire_version(context),
         )
-        return _Call(request, user_message, caller, negotiated)
+        text_deltas = bool(context.state.get(TEXT_DELTAS))
+        return _Call(request, user_message, caller, negotiated, text_deltas)
 
     def _live(self, task_id: str, call: _Call) -> LiveTask:
         return LiveTask(
@@ -173,6 +181,7 @@ class BridgeRequestHandler(RequestHandler):
             context_id=call.message.context_id,
             options=self.options.encode,
             wire=call.encoding_request.wire,
+            text_deltas=call.text_deltas,
         )
 
     # --- message/send -------------------------------------------------------------
@@ -207,7 +216,7 @@ class BridgeRequestHandler(RequestHandler):
         async with contextlib.aclosing(self.stream_batches(params, context)) as batches:
             async for batch in batches:
                 for frame in batch:
-                    yield frame
+                    yield as_proto(frame)
 
     async def stream_batches(
         self, params: SendMessageRequest, context: ServerCallContext
@@ -246,7 +255,7 @@ class BridgeRequestHandler(RequestHandler):
         try:
             yield snapshot
             while (frame := await subscriber.next()) is not None:
-                yield frame
+                yield as_proto(frame)
         finally:
             live.unsubscribe(subscriber)
 

@@ -38,8 +38,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from trpc_bridge.codecs.a2a03_json import JsonRpcId, result_to_json, success_response
-from trpc_bridge.server.handler import BridgeRequestHandler
+from trpc_bridge.codecs.a2a03_json import JsonRpcId, StreamWriter, result_to_json
+from trpc_bridge.server.handler import TEXT_DELTAS, BridgeRequestHandler
 
 logger = logging.getLogger(__name__)
 
@@ -144,11 +144,13 @@ class Jsonrpc03Route:
     async def _frames(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
     ) -> AsyncIterator[bytes]:
+        context.state[TEXT_DELTAS] = True  # StreamWriter writes them straight to JSON
+        writer = StreamWriter(request_id)
         batches = self.handler.stream_batches(core, context)
         try:
             async with contextlib.aclosing(batches):
                 async for batch in batches:
                     # One write per batch; the bytes are those of one frame after another.
-                    yield b"".join([_sse(success_response(f, request_id)) for f in batch])
+                    yield b"".join([_sse(writer.response(f)) for f in batch])
         except Exception as error:  # as the SDK's adapter: one error frame ends the stream
             yield _error_frame(request_id, error)

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
 from trpc_bridge.codecs.a2a03_json import STATES_03, Frame, JsonRpcId, success_response
-from trpc_bridge.codecs.encoding import RunTarget
+from trpc_bridge.codecs.encoding import RunTarget, as_proto
 from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
 
 
@@ -61,7 +61,10 @@ def frames_of(path: Path) -> list[Frame]:
         return list(run_stream(vector))
     if kind == "submitted":
         encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
-        return encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
+        return [
+            as_proto(f)
+            for f in encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
+        ]
     if kind == "unary":
         unary = UnaryEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
         for event in events_of(vector):
