@@ -16,7 +16,7 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from trpc_bridge.agent import Skill
@@ -129,14 +129,18 @@ def _whoami(request: AgentRequest) -> list[AgentEvent]:
     return _streamed("chatcmpl-whoami-1", [f"user={request.user_id}"])
 
 
-def _long_of(chunks: int) -> Callable[[AgentRequest], list[AgentEvent]]:
-    def script(_: AgentRequest) -> list[AgentEvent]:
-        return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(chunks)])
-
-    return script
+def _long(_: AgentRequest) -> list[AgentEvent]:
+    return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
 
 
-_long = _long_of(1000)
+def _long10k(_: AgentRequest) -> Iterator[AgentEvent]:
+    """``long`` with 10,000 chunks, made one at a time as the Go peer's scripted model
+    sends them (an agent does not hold a whole answer's deltas at once)."""
+    yield from _llm_step()
+    pieces = [f"t{i} " for i in range(10_000)]
+    for piece in pieces:
+        yield AgentEvent.text_delta(piece, "chatcmpl-long-1")
+    yield AgentEvent.final_text("".join(pieces), "chatcmpl-long-1")
 
 
 def _unicode(_: AgentRequest) -> list[AgentEvent]:
@@ -151,7 +155,7 @@ class ScenarioAgent:
     """
 
     scenario: str
-    script: Callable[[AgentRequest], list[AgentEvent]]
+    script: Callable[[AgentRequest], Iterable[AgentEvent]]
     name: str = "weather-agent"
     description: str = "trpc-a2a-bridge interop scenario agent"
     delay: float = 0.0
@@ -198,6 +202,6 @@ long = ScenarioAgent("long", _long)
 unicode = ScenarioAgent("unicode", _unicode)
 whoami = ScenarioAgent("whoami", _whoami)
 #: The Go peer's ``long10k`` (10,000 chunks): for ``bench/vs_go.py``, not in the matrix.
-long10k = ScenarioAgent("long10k", _long_of(10_000))
+long10k = ScenarioAgent("long10k", _long10k)
 #: ``long`` at the Go peer's default pace (5 ms per chunk): slow enough to cancel midway.
 long_slow = ScenarioAgent("long", _long, delay=0.005)
