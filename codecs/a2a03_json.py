@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import math
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -302,7 +301,7 @@ class StreamWriter:
         return success_response(frame, self.request_id)
 
     def _template(self, delta: TextDelta) -> tuple[bytes, bytes] | None:
-        whole = success_response(replace(delta, text=_PLACEHOLDER), self.request_id)
+        whole = success_response(delta._replace(text=_PLACEHOLDER), self.request_id)
         before, found, after = whole.partition(_QUOTED_PLACEHOLDER)
         if not found or _QUOTED_PLACEHOLDER in before + after:
             return None

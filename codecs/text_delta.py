@@ -14,14 +14,14 @@ consumer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from a2a.types import Artifact, Part, TaskArtifactUpdateEvent
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
+class TextDelta(NamedTuple):
+    """One streamed text delta (a tuple: cheap to make, one per event)."""
+
     task_id: str
     context_id: str
     #: The LLM response id.
@@ -35,6 +35,7 @@ class TextDelta:
     part_metadata: Mapping[str, Any] | None = None
 
     def to_proto(self) -> TaskArtifactUpdateEvent:
+        """The ``TaskArtifactUpdateEvent`` this delta stands for."""
         part = Part(text=self.text)
         if self.part_metadata:
             part.metadata.update(dict(self.part_metadata))
@@ -48,6 +49,14 @@ class TextDelta:
             update.metadata.update(dict(self.metadata))
             update.artifact.metadata.CopyFrom(update.metadata)
         return update
+
+    def shape(self) -> tuple[Any, ...]:
+        """Everything but the text, hashable (``TypeError`` when the metadata holds a
+        dict, such as a state delta): deltas of one shape differ in their text only."""
+        part = tuple(self.part_metadata.items()) if self.part_metadata else None
+        key = (self.artifact_id, self.append, tuple(self.metadata.items()), part)
+        hash(key)
+        return key
 
     def continued_by(self, other: TextDelta) -> bool:
         """``other`` appends to the same text run: its text may be merged into this one."""

@@ -222,19 +222,21 @@ def encode_event(
 def streamed_text(
     event: AgentEvent, options: EncodeOptions
 ) -> tuple[str, dict[str, Any] | None] | None:
-    """``(text, part metadata)`` when :func:`encode_event` (streaming) would make ``event``
-    exactly one text part of a partial event — a streamed delta of answer or reasoning
-    text, the hot shape of every stream — found without building it; else ``None``."""
+    """``(text, part metadata)`` when ``event`` is a streamed delta of answer or reasoning
+    text — a partial ``chat.completion.chunk`` that :func:`encode_event` (streaming) makes
+    exactly one text part — found without building it; ``None`` otherwise (and for
+    anything unusual: the general path is always right, this one only faster)."""
     if (
-        not event.is_partial
+        event.object != ObjectType.CHUNK
+        or not event.is_partial
         or event.error is not None
         or len(event.choices) != 1
-        or event.object == ObjectType.CODE_EXECUTION
-        or event.object.startswith(ObjectType.GRAPH_PREFIX)
-        or event.is_tool_event()
     ):
         return None
-    delta = event.choices[0].delta
+    choice = event.choices[0]
+    if choice.message.tool_calls or choice.message.is_tool_result:
+        return None  # a tool event: its parts come from the message
+    delta = choice.delta
     if delta.content_parts or (delta.reasoning_content and delta.content):
         return None
     if delta.reasoning_content:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from a2a.types import TaskArtifactUpdateEvent
 
@@ -64,7 +64,7 @@ class _Pending:
         if self.texts is None or len(self.texts) == 1:
             return self.frame
         if isinstance(self.frame, TextDelta):
-            return replace(self.frame, text="".join(self.texts))
+            return self.frame._replace(text="".join(self.texts))
         merged = TaskArtifactUpdateEvent()
         merged.CopyFrom(self.frame)  # the original is shared with other subscribers
         merged.artifact.parts[0].text = "".join(self.texts)

@@ -1,20 +1,25 @@
 """A stream encoder asked for :class:`TextDelta` frames produces, after
-:meth:`TextDelta.to_proto`, exactly the protobuf frames it produces otherwise — for every
+:meth:`TextDelta.to_proto`, exactly the protobuf frames of its general path (every event
+through ``encode_event`` and ``artifact_update``; the text-delta shortcut that its
+protobuf output also takes is switched off for the reference) — for every
 golden stream vector and for generated events of every shape (deltas of answer and
 reasoning text, both at once, files, tool calls and results, code, graph events, errors,
 full responses, state deltas, empty ids)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
+from unittest import mock
 
 import pytest
-from a2a.types import Message, TaskStatusUpdateEvent
+from a2a.types import Message, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of
 
+from trpc_bridge.codecs import trpc_runs
 from trpc_bridge.codecs.a2a03_json import StreamWriter, success_response
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
@@ -38,13 +43,28 @@ from trpc_bridge.events import (
 from trpc_bridge.server.aggregate import TaskAggregate
 
 
-def _frames(events: list[AgentEvent], options: EncodeOptions, *, light: bool) -> list[Any]:
-    encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options, text_deltas=light))
+def _frames(
+    events: list[AgentEvent],
+    options: EncodeOptions,
+    *,
+    light: bool,
+    wire: WireVersion = WireVersion.V0_3,
+) -> list[Any]:
+    """``light``: with TextDelta frames; else the general path for every event (the
+    encoder's text-delta shortcut off), the reference."""
+    encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options, wire, text_deltas=light))
     frames: list[StreamFrame] = [*encoder.start(app_name="a", user_id="u")]
-    for event in events:
-        frames.extend(encoder.encode(event))
-    frames.extend(encoder.close())
+    with contextlib.ExitStack() as stack:
+        if not light:
+            stack.enter_context(mock.patch.object(trpc_runs, "streamed_text", _none))
+        for event in events:
+            frames.extend(encoder.encode(event))
+        frames.extend(encoder.close())
     return frames
+
+
+def _none(*_: object) -> None:
+    return None
 
 
 def _comparable(frame: Any) -> Any:
@@ -53,6 +73,9 @@ def _comparable(frame: Any) -> Any:
     copy.CopyFrom(frame)
     if isinstance(copy, Message):
         copy.message_id = ""
+    elif isinstance(copy, TaskArtifactUpdateEvent):
+        if copy.artifact.artifact_id.startswith("artifact-"):  # generated on the 1.0 wire
+            copy.artifact.artifact_id = "artifact-"
     elif isinstance(copy, TaskStatusUpdateEvent):
         copy.status.ClearField("timestamp")
         copy.status.message.message_id = ""
@@ -77,11 +100,15 @@ def _json(raw: bytes, in_map: bool = False) -> Any:
     return canonical(json.loads(raw, object_pairs_hook=list), in_map)
 
 
-def _same(events: list[AgentEvent], options: EncodeOptions) -> list[Any]:
+def _same(
+    events: list[AgentEvent], options: EncodeOptions, wire: WireVersion = WireVersion.V0_3
+) -> list[Any]:
     """Same protobuf frames, same aggregated task, same 0.3 JSON."""
-    light = _frames(events, options, light=True)
-    plain = _frames(events, options, light=False)
+    light = _frames(events, options, light=True, wire=wire)
+    plain = _frames(events, options, light=False, wire=wire)
     assert [_comparable(as_proto(f)) for f in light] == [_comparable(f) for f in plain]
+    if wire is WireVersion.V1_0:
+        return light
     aggregates = []
     for frames in (light, plain):
         aggregate = TaskAggregate(task_id="task-1", context_id="ctx-1", user_message=Message())
@@ -168,8 +195,8 @@ _event = st.builds(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_event, max_size=8), st.booleans(), st.booleans())
+@given(st.lists(_event, max_size=8), st.booleans(), st.booleans(), st.sampled_from(WireVersion))
 def test_generated_streams_are_the_same(
-    events: list[AgentEvent], adk: bool, structured: bool
+    events: list[AgentEvent], adk: bool, structured: bool, wire: WireVersion
 ) -> None:
-    _same(events, EncodeOptions(adk_compat=adk, structured_errors=structured))
+    _same(events, EncodeOptions(adk_compat=adk, structured_errors=structured), wire)
