@@ -82,6 +82,11 @@ _GRAPH_EVENTS = typer.Option(
     help="graph.* object types that may cross (exact, prefix*, *suffix, *); repeatable. "
     "Default: graph.execution, as trpc-agent-go.",
 )
+_PLAYGROUND = typer.Option(
+    True,
+    "--playground/--no-playground",
+    help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
+)
 _STRUCTURED_ERRORS = typer.Option(
     True,
     "--structured-errors/--generic-errors",
@@ -101,6 +106,7 @@ def _server_options(
     adk_keys: bool,
     graph_events: list[str] | None,
     structured_errors: bool,
+    playground: bool,
 ) -> ServerOptions:
     from trpc_bridge.codecs.trpc_encode import EncodeOptions
     from trpc_bridge.codecs.trpc_request import Negotiation
@@ -125,6 +131,7 @@ def _server_options(
         task_store=task_store,
         keep_tasks=keep_tasks,
         max_request_bytes=max_request_bytes,
+        playground=playground,
     )
 
 
@@ -156,6 +163,7 @@ def serve(
     adk_keys: bool = _ADK_KEYS,
     graph_events: list[str] | None = _GRAPH_EVENTS,
     structured_errors: bool = _STRUCTURED_ERRORS,
+    playground: bool = _PLAYGROUND,
 ) -> None:
     """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
     from trpc_bridge.server import BridgeServer
@@ -172,6 +180,7 @@ def serve(
         adk_keys=adk_keys,
         graph_events=graph_events,
         structured_errors=structured_errors,
+        playground=playground,
     )
     try:
         loaded = load_agent(agent)
@@ -233,6 +242,7 @@ def proxy(
     adk_keys: bool = _ADK_KEYS,
     graph_events: list[str] | None = _GRAPH_EVENTS,
     structured_errors: bool = _STRUCTURED_ERRORS,
+    playground: bool = _PLAYGROUND,
 ) -> None:
     """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
     from trpc_bridge.client import RemoteAgentError
@@ -249,6 +259,7 @@ def proxy(
         adk_keys=adk_keys,
         graph_events=graph_events,
         structured_errors=structured_errors,
+        playground=playground,
     )
     try:
         _run_until_interrupted(run_proxy(upstream, options, typer.echo))

@@ -8,6 +8,11 @@ trpc-agent-go, whose middleware wraps the JSON-RPC endpoint and not the card. Th
 is the current span while the handler runs; a2a-sdk runs the executor in a task that
 copies the request's contextvars, so the agent's own spans become its children.
 
+AG-UI runs (``POST …/agui``) get the same SERVER span. Every traced HTTP response carries
+the W3C ``traceresponse`` header (Trace Context Level 2: version-traceid-spanid-flags), so
+a caller that started no trace of its own, such as the playground page, can still name
+the trace it is part of. Without tracing there is no such header: nothing was recorded.
+
 A missing or malformed ``traceparent`` simply starts a new trace: extraction never
 raises, and nothing here can fail a request.
 
@@ -35,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
+    TRANSPORT_AGUI,
     TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
     TRANSPORT_REST,
@@ -50,6 +56,7 @@ JSONRPC_MESSAGE_METHODS = frozenset(
     {"message/send", "message/stream", "SendMessage", "SendStreamingMessage"}
 )
 REST_MESSAGE_SUFFIXES = ("/message:send", "/message:stream")
+AGUI_SUFFIX = "/agui"
 GRPC_MESSAGE_METHODS = frozenset({"SendMessage", "SendStreamingMessage"})
 #: The 0.3 gRPC service; the 1.0 one is ``lf.a2a.v1.A2AService``.
 GRPC_SERVICE_V03 = "a2a.v1.A2AService"
@@ -183,6 +190,7 @@ class TraceContextMiddleware:
 
             async def send_observed(message: Message) -> None:
                 if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", ()), _traceresponse(span)]
                     status = int(message["status"])
                     span.set_attribute(http_attributes.HTTP_RESPONSE_STATUS_CODE, status)
                     if status >= 500:
@@ -230,14 +238,23 @@ def _selected_headers(scope: Scope, user_id_header: str) -> dict[str, str]:
     return selected
 
 
+def _traceresponse(span: trace.Span) -> tuple[bytes, bytes]:
+    context = span.get_span_context()
+    value = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+    return b"traceresponse", value.encode("ascii")
+
+
 def _http_message_call(
     path: str, body: bytes, headers: Mapping[str, str], spans: _ServerSpans
 ) -> _MessageCall | None:
-    """The call's description if this POST is an A2A message call, else ``None``."""
+    """The call's description if this POST is an A2A message call or an AG-UI run, else
+    ``None``."""
     try:
         payload = json.loads(body) if body else None
     except ValueError:
         payload = None
+    if path.endswith(AGUI_SUFFIX):
+        return _agui_run(payload, headers, spans)
     if path.endswith(REST_MESSAGE_SUFFIXES):
         transport = TRANSPORT_REST
         message = payload.get("message") if isinstance(payload, dict) else None
@@ -262,6 +279,29 @@ def _http_message_call(
         protocol_version=headers.get(_A2A_VERSION_HEADER) or _DEFAULT_HTTP_VERSION,
         conversation_id=_text(message.get("contextId")),
         task_id=_text(message.get("taskId")),
+        user_id=headers.get(spans.user_id_header, ""),
+        input_text=text,
+    )
+
+
+def _agui_run(payload: Any, headers: Mapping[str, str], spans: _ServerSpans) -> _MessageCall:
+    """An AG-UI ``RunAgentInput``: the thread is the conversation, the last user message
+    the input (a body the endpoint will refuse still gets its span, as A2A calls do)."""
+    run = payload if isinstance(payload, dict) else {}
+    text = ""
+    if spans.record_content:
+        messages = run.get("messages")
+        users = [m for m in messages or () if isinstance(m, dict) and m.get("role") == "user"]
+        content = users[-1].get("content") if users else None
+        if isinstance(content, list):
+            content = "".join(
+                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+        text = _text(content)
+    return _MessageCall(
+        transport=TRANSPORT_AGUI,
+        protocol_version="",
+        conversation_id=_text(run.get("threadId")),
         user_id=headers.get(spans.user_id_header, ""),
         input_text=text,
     )

@@ -47,6 +47,7 @@ from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
@@ -75,6 +76,8 @@ class ServerOptions:
     public_url: str = ""
     #: Where the server's spans go; None = the global provider (``setup_tracing``).
     tracer_provider: TracerProvider | None = None
+    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
+    playground: bool = True
 
 
 class BridgeServer:
@@ -130,10 +133,16 @@ class BridgeServer:
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
+    @property
+    def playground_url(self) -> str:
+        return f"{self.base_url}/" if self.options.playground else ""
+
     def describe(self) -> list[str]:
         """What this server serves, one line per endpoint (printed by the CLI)."""
-        lines = [
-            f"agent     {self.agent.name}",
+        lines = [f"agent     {self.agent.name}"]
+        if self.playground_url:
+            lines.append(f"web page  {self.playground_url}  (the playground: open it in a browser)")
+        lines += [
             f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
             f"REST      {self.rest_url}  (A2A 1.0)",
         ]
@@ -161,8 +170,10 @@ class BridgeServer:
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
             )
-        # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
+        # AG-UI and the page that shows it; before REST, whose routes end with a catch-all mount.
         routes.extend(agui_routes(self.agent, path=f"{self.base_path}/agui"))
+        if self.options.playground:
+            routes.extend(playground_routes(self.base_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
