@@ -13,24 +13,13 @@ from pathlib import Path
 import httpx
 import pytest
 from peers import bridge_server
+from server.helpers import go_message, jsonrpc
 
 from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 ROOT = Path(__file__).resolve().parents[2]
-JSONRPC_SEND = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "message/send",
-    "params": {
-        "message": {
-            "kind": "message",
-            "messageId": "m1",
-            "role": "user",
-            "parts": [{"kind": "text", "text": "weather in Paris"}],
-        }
-    },
-}
+JSONRPC_SEND = jsonrpc("message/send", {"message": go_message("weather in Paris")})
 
 
 def client(options: ServerOptions) -> httpx.AsyncClient:

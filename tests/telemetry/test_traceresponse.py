@@ -8,6 +8,7 @@ import httpx
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
+from server.helpers import go_message, jsonrpc
 
 from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
@@ -19,19 +20,7 @@ RUN = {
     "runId": "run-1",
     "messages": [{"id": "m1", "role": "user", "content": [{"type": "text", "text": "weather?"}]}],
 }
-RPC = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "message/send",
-    "params": {
-        "message": {
-            "kind": "message",
-            "messageId": "m1",
-            "role": "user",
-            "parts": [{"kind": "text", "text": "weather?"}],
-        }
-    },
-}
+RPC = jsonrpc("message/send", {"message": go_message("weather?")})
 SERVER = trace.SpanKind.SERVER
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 CALLER_SPAN = "00f067aa0ba902b7"
