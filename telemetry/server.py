@@ -1,6 +1,7 @@
-"""Server side: extract W3C trace context and open one ``invoke_agent`` SERVER span per
-A2A message call, on HTTP (JSON-RPC and REST, as ASGI middleware) and on gRPC (as a
-``grpc.aio`` server interceptor).
+"""Tracing for plain a2a-sdk servers: one ``invoke_agent`` SERVER span per A2A message
+call, on HTTP (JSON-RPC and REST, as ASGI middleware) and on gRPC (as a ``grpc.aio``
+server interceptor), with the span policy of :mod:`trpc_bridge.telemetry.server_span`.
+The bridge's own server does not need these: its agent runner opens the span.
 
 Only message calls (``message/send``, ``message/stream``, ``SendMessage``,
 ``SendStreamingMessage`` and the REST ``/message:send|stream`` routes) are traced, like
@@ -8,18 +9,9 @@ trpc-agent-go, whose middleware wraps the JSON-RPC endpoint and not the card. Th
 is the current span while the handler runs; a2a-sdk runs the executor in a task that
 copies the request's contextvars, so the agent's own spans become its children.
 
-AG-UI runs (``POST …/agui``) get the same SERVER span. Every traced HTTP response carries
-the W3C ``traceresponse`` header (Trace Context Level 2: version-traceid-spanid-flags), so
-a caller that started no trace of its own, such as the playground page, can still name
-the trace it is part of. Without tracing there is no such header: nothing was recorded.
-
-A missing or malformed ``traceparent`` simply starts a new trace: extraction never
-raises, and nothing here can fail a request.
-
-With tracing off no span is opened, but an incoming trace context is still made current
-for the request (W3C's "forward what you do not take part in"), so a bridge in the middle
-of a chain — a proxy — passes the caller's ``traceparent`` / ``baggage`` on unchanged.
-Without trace headers, off costs one scan of the header list.
+With tracing off no span is opened, but an incoming trace context is still forwarded
+(see :func:`~trpc_bridge.telemetry.server_span.forwarded_context`); without trace
+headers, off costs one scan of the header list.
 """
 
 from __future__ import annotations
@@ -27,28 +19,26 @@ from __future__ import annotations
 import inspect
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 import grpc
-from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.telemetry.server_span import (
+    DEFAULT_USER_ID_HEADER,
+    PROPAGATED,
+    MessageCall,
+    ServerSpans,
+    forwarded_context,
+)
 from trpc_bridge.telemetry.spans import (
-    NOT_FAILURES,
-    TRANSPORT_AGUI,
     TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
     TRANSPORT_REST,
-    content_recording,
-    get_tracer,
-    invoke_agent_attributes,
-    invoke_agent_span_name,
-    record_failure,
     tracing_enabled,
 )
 
@@ -56,98 +46,13 @@ JSONRPC_MESSAGE_METHODS = frozenset(
     {"message/send", "message/stream", "SendMessage", "SendStreamingMessage"}
 )
 REST_MESSAGE_SUFFIXES = ("/message:send", "/message:stream")
-AGUI_SUFFIX = "/agui"
 GRPC_MESSAGE_METHODS = frozenset({"SendMessage", "SendStreamingMessage"})
 #: The 0.3 gRPC service; the 1.0 one is ``lf.a2a.v1.A2AService``.
 GRPC_SERVICE_V03 = "a2a.v1.A2AService"
-#: trpc-agent-go's default identity header (``WithUserIDHeader``).
-DEFAULT_USER_ID_HEADER = "x-user-id"
 
 _A2A_VERSION_HEADER = "a2a-version"
 #: a2a-sdk serves 0.3 when the ``A2A-Version`` header is missing or empty.
 _DEFAULT_HTTP_VERSION = "0.3"
-
-
-@dataclass(frozen=True)
-class _MessageCall:
-    """What the span needs to know about one incoming message call."""
-
-    transport: str
-    protocol_version: str
-    conversation_id: str = ""
-    task_id: str = ""
-    user_id: str = ""
-    input_text: str = ""
-
-
-class _ServerSpans:
-    """The span policy both transports share."""
-
-    def __init__(
-        self,
-        agent_name: str,
-        tracer_provider: trace.TracerProvider | None,
-        record_content: bool | None,
-        user_id_header: str,
-    ) -> None:
-        self.agent_name = agent_name
-        self.provider = tracer_provider
-        self.tracer = get_tracer(tracer_provider)
-        self.record_content = content_recording(record_content)
-        self.user_id_header = user_id_header.lower()
-
-    @contextmanager
-    def span(self, carrier: Mapping[str, str], call: _MessageCall) -> Iterator[trace.Span]:
-        """Make the caller's context current and open the SERVER span under it.
-
-        The extracted context (with its baggage) is attached first, so that baggage is
-        current in the handler too, not only the span.
-        """
-        token = otel_context.attach(propagate.extract(carrier))
-        try:
-            attributes = invoke_agent_attributes(
-                self.agent_name,
-                conversation_id=call.conversation_id,
-                task_id=call.task_id,
-                transport=call.transport,
-                protocol_version=call.protocol_version,
-                user_id=call.user_id,
-                input_text=call.input_text,
-                record_content=self.record_content,
-            )
-            with self.tracer.start_as_current_span(
-                invoke_agent_span_name(self.agent_name),
-                kind=trace.SpanKind.SERVER,
-                attributes=attributes,
-                record_exception=False,
-                set_status_on_exception=False,
-            ) as span:
-                try:
-                    yield span
-                except NOT_FAILURES:
-                    raise
-                except BaseException as exc:
-                    record_failure(span, exc)
-                    raise
-        finally:
-            otel_context.detach(token)
-
-
-_PROPAGATED = frozenset({"traceparent", "tracestate", "baggage"})
-
-
-@contextmanager
-def forwarded_context(carrier: Mapping[str, str]) -> Iterator[None]:
-    """Tracing off: make the caller's trace context current (no span), so that outgoing
-    calls made while handling the request carry it on."""
-    if not _PROPAGATED.intersection(carrier):
-        yield
-        return
-    token = otel_context.attach(propagate.extract(carrier))
-    try:
-        yield
-    finally:
-        otel_context.detach(token)
 
 
 class TraceContextMiddleware:
@@ -169,7 +74,7 @@ class TraceContextMiddleware:
         user_id_header: str = DEFAULT_USER_ID_HEADER,
     ) -> None:
         self.app = app
-        self._spans = _ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
+        self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -190,7 +95,6 @@ class TraceContextMiddleware:
 
             async def send_observed(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    message["headers"] = [*message.get("headers", ()), _traceresponse(span)]
                     status = int(message["status"])
                     span.set_attribute(http_attributes.HTTP_RESPONSE_STATUS_CODE, status)
                     if status >= 500:
@@ -238,23 +142,14 @@ def _selected_headers(scope: Scope, user_id_header: str) -> dict[str, str]:
     return selected
 
 
-def _traceresponse(span: trace.Span) -> tuple[bytes, bytes]:
-    context = span.get_span_context()
-    value = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
-    return b"traceresponse", value.encode("ascii")
-
-
 def _http_message_call(
-    path: str, body: bytes, headers: Mapping[str, str], spans: _ServerSpans
-) -> _MessageCall | None:
-    """The call's description if this POST is an A2A message call or an AG-UI run, else
-    ``None``."""
+    path: str, body: bytes, headers: Mapping[str, str], spans: ServerSpans
+) -> MessageCall | None:
+    """The call's description if this POST is an A2A message call, else ``None``."""
     try:
         payload = json.loads(body) if body else None
     except ValueError:
         payload = None
-    if path.endswith(AGUI_SUFFIX):
-        return _agui_run(payload, headers, spans)
     if path.endswith(REST_MESSAGE_SUFFIXES):
         transport = TRANSPORT_REST
         message = payload.get("message") if isinstance(payload, dict) else None
@@ -274,34 +169,11 @@ def _http_message_call(
             for part in parts or ()
             if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
-    return _MessageCall(
+    return MessageCall(
         transport=transport,
         protocol_version=headers.get(_A2A_VERSION_HEADER) or _DEFAULT_HTTP_VERSION,
         conversation_id=_text(message.get("contextId")),
         task_id=_text(message.get("taskId")),
-        user_id=headers.get(spans.user_id_header, ""),
-        input_text=text,
-    )
-
-
-def _agui_run(payload: Any, headers: Mapping[str, str], spans: _ServerSpans) -> _MessageCall:
-    """An AG-UI ``RunAgentInput``: the thread is the conversation, the last user message
-    the input (a body the endpoint will refuse still gets its span, as A2A calls do)."""
-    run = payload if isinstance(payload, dict) else {}
-    text = ""
-    if spans.record_content:
-        messages = run.get("messages")
-        users = [m for m in messages or () if isinstance(m, dict) and m.get("role") == "user"]
-        content = users[-1].get("content") if users else None
-        if isinstance(content, list):
-            content = "".join(
-                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-            )
-        text = _text(content)
-    return _MessageCall(
-        transport=TRANSPORT_AGUI,
-        protocol_version="",
-        conversation_id=_text(run.get("threadId")),
         user_id=headers.get(spans.user_id_header, ""),
         input_text=text,
     )
@@ -330,7 +202,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         record_content: bool | None = None,
         user_id_header: str = DEFAULT_USER_ID_HEADER,
     ) -> None:
-        self._spans = _ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
+        self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
     async def intercept_service(
         self,
@@ -355,7 +227,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
             def scope(request: Any) -> AbstractContextManager[Any]:
                 return self._spans.span(metadata, self._grpc_call(request, metadata, version))
 
-        elif _PROPAGATED.intersection(metadata):
+        elif PROPAGATED.intersection(metadata):
 
             def scope(request: Any) -> AbstractContextManager[Any]:
                 return forwarded_context(metadata)
@@ -404,7 +276,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
 
         return writing
 
-    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> _MessageCall:
+    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> MessageCall:
         # 1.0 ``SendMessageRequest.message``; 0.3 ``SendMessageRequest.request``.
         field = "message" if version == "1.0" else "request"
         message = getattr(request, field, None)
@@ -412,7 +284,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         if self._spans.record_content and message is not None:
             # ``text`` is a plain string field of ``Part`` in both versions ("" if unset).
             text = "".join(part.text for part in message.parts)
-        return _MessageCall(
+        return MessageCall(
             transport=TRANSPORT_GRPC,
             protocol_version=version,
             conversation_id=getattr(message, "context_id", "") or "",

@@ -34,8 +34,6 @@ A2A_PROTOCOL_VERSION = "a2a.protocol.version"
 TRANSPORT_JSONRPC = "JSONRPC"
 TRANSPORT_REST = "HTTP+JSON"
 TRANSPORT_GRPC = "GRPC"
-#: A run started through the AG-UI endpoint (``POST /agui``): not A2A, no protocol version.
-TRANSPORT_AGUI = "AG-UI"
 
 #: Exceptions that end a call without it having failed: the consumer stopped reading or
 #: went away (generator closed, task cancelled on disconnect).

@@ -18,9 +18,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from trpc_bridge.agent import Agent, Skill
-from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .browser import Playground, playground_browser, read_run
@@ -181,7 +181,7 @@ async def test_new_thread_and_narrow_window(
             ("weather in London", first),
             ("weather in Shenzhen", second),
         ]
-        assert {r.user_id for r in agent.requests} == {""}  # empty field: no X-User-ID
+        assert {r.user_id for r in agent.requests} == {"anonymous"}  # empty field: no header
         # Readable in a phone-sized window: nothing wider than the screen.
         width = await playground.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360

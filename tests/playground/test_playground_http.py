@@ -15,7 +15,7 @@ import pytest
 from peers import bridge_server
 from server.helpers import go_message, jsonrpc
 
-from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 ROOT = Path(__file__).resolve().parents[2]

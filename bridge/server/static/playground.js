@@ -6,8 +6,10 @@
 
 const AGUI_URL = new URL("agui", document.baseURI);
 const CARD_URL = new URL(".well-known/agent-card.json", document.baseURI);
-// W3C Trace Context Level 2 `traceresponse`: version-traceid-spanid-flags.
-const TRACE_RESPONSE = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+// The bridge names a traced run's SERVER span in a CUSTOM event `traceparent` whose value
+// is the W3C header value: version-traceid-spanid-flags.
+const TRACE_EVENT = "traceparent";
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 const $ = (id) => document.getElementById(id);
 
@@ -119,7 +121,7 @@ class RunView {
 
     const meta = el("footer", "run-meta");
     this.status = el("span", "status", "running…");
-    this.trace = el("span", "trace", "trace: waiting for the server");
+    this.trace = el("span", "trace", "trace: not named yet");
     this.elapsed = el("span", "elapsed");
     const run = el("span", "run-id");
     run.append("run ", el("code", "", runId));
@@ -144,20 +146,23 @@ class RunView {
     return item;
   }
 
-  setTrace(header) {
-    const match = TRACE_RESPONSE.exec((header || "").trim().toLowerCase());
+  on_CUSTOM(e) {
+    if (e.name !== TRACE_EVENT) return;
+    const match = TRACEPARENT.exec(String(e.value).trim().toLowerCase());
+    if (!match) return this.error(`unreadable trace context ${JSON.stringify(e.value)}`);
     this.trace.textContent = "";
-    if (!match) {
-      this.trace.append("no trace recorded (tracing is off on this server)");
-      this.trace.classList.add("none");
-      return;
-    }
     const sampled = (parseInt(match[4], 16) & 1) === 1;
     const id = el("code", "trace-id", match[2]);
     id.title = "Search for this trace id in your trace backend";
     this.trace.append("trace ", id);
     if (!sampled) this.trace.append(" (not sampled: not exported)");
     this.root.dataset.traceId = match[2];
+  }
+
+  // No trace event by the end of the run: the server recorded none.
+  noTrace() {
+    this.trace.textContent = "no trace recorded (tracing is off on this server)";
+    this.trace.classList.add("none");
   }
 
   handle(event) {
@@ -327,6 +332,7 @@ class RunView {
     this.root.setAttribute("aria-busy", "false");
     this.status.textContent = label;
     this.elapsed.textContent = `${((performance.now() - this.started) / 1000).toFixed(2)} s`;
+    if (!this.root.dataset.traceId) this.noTrace();
     for (const entry of this.tools.values()) {
       if (!entry.node.classList.contains("done")) entry.status.textContent = "no result";
     }
@@ -423,7 +429,6 @@ async function run(prompt) {
     const response = await fetch(AGUI_URL, {
       method: "POST", headers, body: JSON.stringify(input), signal: controller.signal,
     });
-    view.setTrace(response.headers.get("traceresponse"));
     if (!response.ok) {
       view.fail(`HTTP ${response.status}: ${await errorText(response)}`);
       return;
