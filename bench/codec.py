@@ -17,8 +17,8 @@ from a2a.types import Artifact, Part, StreamResponse, TaskArtifactUpdateEvent
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
-from trpc_bridge.codecs.trpc_decode import StreamDecoder
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
+from trpc_bridge.codecs.trpc_decode import StreamDecoder
 from trpc_bridge.codecs.trpc_runs import StreamEncoder
 from trpc_bridge.events import AgentEvent
 
