@@ -105,8 +105,8 @@ class RunView {
     this.runId = runId;
     this.started = performance.now();
     this.ended = false;
-    this.texts = new Map(); // messageId → {node, role, text}
-    this.reasonings = new Map(); // messageId → text node container
+    this.texts = new Map(); // messageId → {node, body (a text node), role, text}
+    this.reasonings = new Map(); // messageId → its text node
     this.tools = new Map(); // toolCallId → {node, args}
     this.activities = new Map(); // messageId → {node, activityType, content}
     this.events = [];
@@ -180,8 +180,11 @@ class RunView {
       const label = !role || role === "assistant" ? "Answer" : `Message (${role})`;
       const node = this.step("answer", label);
       const body = el("div", "answer-text");
+      // One text node per message, grown in place: a long answer is not a node per delta.
+      const text = document.createTextNode("");
+      body.append(text);
       node.append(body);
-      entry = { node, body, role: role || "assistant", text: "" };
+      entry = { node, body: text, role: role || "assistant", text: "" };
       this.texts.set(messageId, entry);
     }
     return entry;
@@ -189,7 +192,7 @@ class RunView {
   appendText(messageId, role, delta) {
     const entry = this.text(messageId, role);
     entry.text += delta;
-    entry.body.append(delta);
+    entry.body.appendData(delta);
   }
   on_TEXT_MESSAGE_START(e) { this.text(e.messageId, e.role); }
   on_TEXT_MESSAGE_CONTENT(e) { this.appendText(e.messageId, undefined, e.delta); }
@@ -197,23 +200,25 @@ class RunView {
 
   // --- reasoning -----------------------------------------------------------------------
   reasoning(messageId) {
-    let body = this.reasonings.get(messageId);
-    if (!body) {
+    let text = this.reasonings.get(messageId);
+    if (!text) {
       const node = this.step("reasoning");
       const details = el("details");
       details.open = true;
       details.append(el("summary", "", "Reasoning"));
-      body = el("div", "reasoning-text");
+      const body = el("div", "reasoning-text");
+      text = document.createTextNode("");
+      body.append(text);
       details.append(body);
       node.append(details);
-      this.reasonings.set(messageId, body);
+      this.reasonings.set(messageId, text);
     }
-    return body;
+    return text;
   }
   on_REASONING_START(e) { this.reasoning(e.messageId); }
   on_REASONING_MESSAGE_START(e) { this.reasoning(e.messageId); }
-  on_REASONING_MESSAGE_CONTENT(e) { this.reasoning(e.messageId).append(e.delta); }
-  on_REASONING_MESSAGE_CHUNK(e) { this.reasoning(e.messageId || this.runId).append(e.delta || ""); }
+  on_REASONING_MESSAGE_CONTENT(e) { this.reasoning(e.messageId).appendData(e.delta); }
+  on_REASONING_MESSAGE_CHUNK(e) { this.reasoning(e.messageId || this.runId).appendData(e.delta || ""); }
 
   // --- tool calls ----------------------------------------------------------------------
   tool(toolCallId, name) {
@@ -404,12 +409,29 @@ function nearBottom() {
   return page.scrollHeight - page.scrollTop - page.clientHeight < 120;
 }
 
+// The page follows a streaming run unless the reader scrolled up. Measuring layout for
+// every event would force a layout per event (seconds for a thousand-delta answer), so
+// the position is read on scroll and the page scrolled once per frame.
+let following = true;
+let scrollQueued = false;
+window.addEventListener("scroll", () => { following = nearBottom(); }, { passive: true });
+
+function follow(view) {
+  if (!following || scrollQueued) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    view.root.scrollIntoView({ block: "end" });
+  });
+}
+
 async function run(prompt) {
   $("hint").hidden = true;
   const runId = randomId("run");
   const view = new RunView(prompt, runId);
   $("transcript").append(view.root);
-  view.root.scrollIntoView({ block: "end" });
+  following = true;
+  follow(view);
   const userMessage = { id: randomId("msg"), role: "user", content: prompt };
   const input = {
     threadId: session.threadId,
@@ -434,9 +456,8 @@ async function run(prompt) {
       return;
     }
     for await (const event of sseEvents(response)) {
-      const follow = nearBottom();
       view.handle(event);
-      if (follow) view.root.scrollIntoView({ block: "end" });
+      follow(view);
     }
     view.streamEnded();
   } catch (err) {
