@@ -10,11 +10,10 @@ from typing import Any
 import httpx
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
+from span_capture import Tracing
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
-
-from .span_capture import Tracing
 
 SERVER = trace.SpanKind.SERVER
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
