@@ -1,4 +1,4 @@
-"""Agent events → A2A, the way trpc-agent-go's server writes them (reference §2).
+"""Agent events → A2A, as trpc-agent-go's server writes them (``docs/wire-spec.md`` §2).
 
 Pure functions over a2a-sdk protobuf types: one agent event becomes a list of parts plus
 message-level metadata (:func:`encode_event`); the runtime wraps that into a streaming
