@@ -41,7 +41,7 @@ _HEADERS = {
 
 
 def _read(name: str) -> bytes:
-    return (files("trpc_bridge.server") / "static" / name).read_bytes()
+    return (files("trpc_bridge.server.static") / name).read_bytes()
 
 
 def _static(name: str, media_type: str) -> Callable[[Request], Awaitable[Response]]:

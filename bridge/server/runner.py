@@ -32,8 +32,8 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
 from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
 from trpc_bridge.server.task_store import BoundedMemoryTaskStore
-from trpc_bridge.telemetry.server_span import MessageCall, ServerSpans
-from trpc_bridge.telemetry.spans import tracing_enabled
+from trpc_bridge.telemetry.server_span import ServerSpans
+from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
 
 #: ``Caller.transport`` of the doors that are not A2A bindings.
@@ -95,7 +95,7 @@ class AgentRunner:
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
         off), for a door that names the run's trace to its caller."""
-        call = MessageCall(
+        call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
             conversation_id=request.context_id,

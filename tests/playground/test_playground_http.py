@@ -113,7 +113,7 @@ def test_cli_flag_turns_the_page_off() -> None:
 def test_the_wheel_ships_the_page(tmp_path: Path) -> None:
     # Built from a copy: setuptools' build/ folder keeps files a tree no longer has.
     source = tmp_path / "source"
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         source.mkdir(exist_ok=True)
         shutil.copy(ROOT / name, source / name)
     for folder in ("bridge", "codecs", "telemetry"):
@@ -130,4 +130,4 @@ def test_the_wheel_ships_the_page(tmp_path: Path) -> None:
     [wheel] = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("playground.html", "playground.js", "playground.css"):
-        assert f"trpc_bridge/server/static/{name}" in names
+        assert f"trpc_bridge/server/static/{name}" in names, sorted(names)
