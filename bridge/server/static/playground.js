@@ -169,6 +169,8 @@ class RunView {
     this.events.push(event);
     this.logSummary.textContent = `AG-UI events (${this.events.length})`;
     if (this.log.open) this.logBody.append(`${this.logBody.textContent ? "\n" : ""}${JSON.stringify(event)}`);
+    // Handlers exist for what the bridge's /agui sends (codecs/agui.py, the door's trace
+    // event); any other type is only listed with the run's events.
     const handler = this[`on_${event.type}`];
     if (handler) handler.call(this, event);
   }
@@ -196,7 +198,6 @@ class RunView {
   }
   on_TEXT_MESSAGE_START(e) { this.text(e.messageId, e.role); }
   on_TEXT_MESSAGE_CONTENT(e) { this.appendText(e.messageId, undefined, e.delta); }
-  on_TEXT_MESSAGE_CHUNK(e) { this.appendText(e.messageId || this.runId, e.role, e.delta || ""); }
 
   // --- reasoning -----------------------------------------------------------------------
   reasoning(messageId) {
@@ -218,7 +219,6 @@ class RunView {
   on_REASONING_START(e) { this.reasoning(e.messageId); }
   on_REASONING_MESSAGE_START(e) { this.reasoning(e.messageId); }
   on_REASONING_MESSAGE_CONTENT(e) { this.reasoning(e.messageId).appendData(e.delta); }
-  on_REASONING_MESSAGE_CHUNK(e) { this.reasoning(e.messageId || this.runId).appendData(e.delta || ""); }
 
   // --- tool calls ----------------------------------------------------------------------
   tool(toolCallId, name) {
@@ -244,11 +244,6 @@ class RunView {
   on_TOOL_CALL_ARGS(e) {
     const entry = this.tool(e.toolCallId);
     entry.raw += e.delta;
-    entry.args.textContent = entry.raw;
-  }
-  on_TOOL_CALL_CHUNK(e) {
-    const entry = this.tool(e.toolCallId || this.runId, e.toolCallName);
-    entry.raw += e.delta || "";
     entry.args.textContent = entry.raw;
   }
   on_TOOL_CALL_END(e) {
@@ -280,7 +275,6 @@ class RunView {
   }
   on_ACTIVITY_SNAPSHOT(e) {
     let entry = this.activities.get(e.messageId);
-    if (entry && e.replace === false) return;
     if (!entry) {
       entry = { node: this.step("activity"), activityType: e.activityType, content: {} };
       this.activities.set(e.messageId, entry);
@@ -301,11 +295,6 @@ class RunView {
   }
 
   // --- state ----------------------------------------------------------------------------
-  on_STATE_SNAPSHOT(e) {
-    session.state = e.snapshot ?? {};
-    this.step("state", "State snapshot").append(el("pre", "", pretty(e.snapshot)));
-    showState();
-  }
   on_STATE_DELTA(e) {
     const node = this.step("state", "State change");
     const list = el("ul", "state-ops");
@@ -351,10 +340,7 @@ class RunView {
     this.finish("error", "failed");
   }
   streamEnded() {
-    if (!this.ended) {
-      this.error("the stream ended before the run finished");
-      this.finish("error", "failed");
-    }
+    if (!this.ended) this.fail("the stream ended before the run finished");
   }
   fail(message) {
     this.error(message);
