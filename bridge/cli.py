@@ -144,7 +144,7 @@ def _run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
 @app.command()
 def serve(
     agent: str = typer.Option(
-        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
+        "demo", help="'demo', 'tck' or 'package.module:attr' (an Agent or factory)."
     ),
     host: str = _HOST,
     port: int = _PORT,

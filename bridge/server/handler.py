@@ -60,7 +60,7 @@ from a2a.utils.errors import (
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Agent, agent_failure_message
-from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder, PlainUnaryEncoder
+from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder
 from trpc_bridge.codecs.trpc_encode import (
     EncodeOptions,
     StreamEncoder,
@@ -147,44 +147,64 @@ class BridgeRequestHandler(RequestHandler):
 
     async def _prepare(
         self, params: SendMessageRequest, context: ServerCallContext
-    ) -> tuple[AgentRequest, Message, str]:
+    ) -> tuple[AgentRequest, Message, str, LiveTask | None]:
+        """The agent's request, the user message with its ids filled in, the caller, and
+        the parked task the message continues (``None`` for a new task)."""
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
         owner = caller_id(context)
+        resumed = None
         if message.task_id:
-            known = self.registry.live(message.task_id, owner) or await self.registry.stored(
-                message.task_id, owner
-            )
-            if known is None:
-                raise TaskNotFoundError(message=f"Task {message.task_id} not found")
-            raise UnsupportedOperationError(
-                message="follow-up messages to a task are not supported; "
-                "send a new message in the same contextId"
+            resumed = await self.registry.resume(
+                message.task_id,
+                owner,
+                context_id=message.context_id,
+                coalesce_after=self.options.coalesce_after,
             )
         user_message = Message()
         user_message.CopyFrom(message)
         user_message.message_id = message.message_id or f"msg-{uuid.uuid4()}"
-        user_message.context_id = message.context_id or f"ctx-{uuid.uuid4()}"
+        if resumed is not None:
+            user_message.context_id = resumed.context_id  # a follow-up may leave it out
+        user_message.context_id = user_message.context_id or f"ctx-{uuid.uuid4()}"
         request = message_to_request(user_message, user_id=owner)
-        return request, user_message, owner
+        return request, user_message, owner, resumed
 
     def _trpc(self, request: AgentRequest) -> bool:
         return wants_trpc_encoding(self.options.negotiation, request.interaction_spec_version)
 
-    def _live(self, task_id: str, message: Message, owner: str) -> LiveTask:
-        live = LiveTask(
-            task_id=task_id,
-            context_id=message.context_id,
-            owner=owner,
-            user_message=message,
-            coalesce_after=self.options.coalesce_after,
-        )
-        self.registry.add(live)
-        annotate_current_span(task_id=task_id, conversation_id=message.context_id)
+    def _live(
+        self, task_id: str, message: Message, owner: str, resumed: LiveTask | None
+    ) -> LiveTask:
+        if resumed is not None:  # the follow-up joins the parked task's history
+            resumed.aggregate.history.append(message)
+            live = resumed
+        else:
+            live = LiveTask(
+                task_id=task_id,
+                context_id=message.context_id,
+                owner=owner,
+                user_message=message,
+                coalesce_after=self.options.coalesce_after,
+            )
+            self.registry.add(live)
+        annotate_current_span(task_id=live.task_id, conversation_id=live.context_id)
         return live
+
+    def _first_frame(
+        self, live: LiveTask, run: StreamEncoder | PlainStreamEncoder, resumed: bool
+    ) -> StreamFrame:
+        """``submitted`` for a new task; ``working`` for a parked one that continues."""
+        if resumed:
+            return TaskStatusUpdateEvent(
+                task_id=live.task_id,
+                context_id=live.context_id,
+                status=task_status(TaskState.TASK_STATE_WORKING),
+            )
+        return run.start(app_name=self.agent.name, user_id=live.owner)
 
     async def _produce(
         self, live: LiveTask, run: _Run, request: AgentRequest, *, retire: bool
@@ -213,30 +233,50 @@ class BridgeRequestHandler(RequestHandler):
                     live.publish(frame)
         finally:
             if retire:
-                if not live.aggregate.terminal:
-                    # trpc's unstructured error ends the stream without a terminal
-                    # status; the stored task still has to say how it ended.
-                    live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
-                await self.registry.retire(live, live.aggregate.snapshot())
+                await self.registry.retire(live, self._settled(live))
+
+    @staticmethod
+    def _settled(live: LiveTask) -> Task:
+        """The task to store once its run is over. trpc's unstructured error ends the
+        stream without a terminal status; the stored task still has to say how it ended
+        (a task waiting for input has not ended: it is parked)."""
+        if not live.aggregate.terminal and not live.aggregate.interrupted:
+            live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
+        return live.aggregate.snapshot()
 
     # --- message/send -------------------------------------------------------------
 
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
-        request, message, owner = await self._prepare(params, context)
-        encoder: _UnaryEncoder = (
-            UnaryEncoder(self.options.encode) if self._trpc(request) else PlainUnaryEncoder()
+        request, message, owner, resumed = await self._prepare(params, context)
+        config = params.configuration
+        history = config.history_length if config.HasField("history_length") else None
+        if config.return_immediately or resumed is not None or not self._trpc(request):
+            # Frames go to the live task as they come: the answer is the task (or, for a
+            # plain direct reply, one Message); return_immediately returns it at once and
+            # the run retires the task itself.
+            task_id = resumed.task_id if resumed else unary_task_id(message.message_id)
+            run = self._stream_encoder(request, task_id, message.context_id)
+            live = self._live(task_id, message, owner, resumed)
+            live.publish(self._first_frame(live, run, resumed is not None))
+            detached = config.return_immediately
+            live.producer = asyncio.create_task(self._produce(live, run, request, retire=detached))
+            if detached:
+                return live.aggregate.snapshot(history)
+            await self._await_producer(live)
+            direct = run.direct_reply() if isinstance(run, PlainStreamEncoder) else None
+            if direct is not None and resumed is None:
+                await self.registry.retire(live, None)
+                return direct
+            await self.registry.retire(live, self._settled(live))
+            return live.aggregate.snapshot(history)
+        encoder = UnaryEncoder(self.options.encode)
+        live = self._live(unary_task_id(message.message_id), message, owner, None)
+        live.producer = asyncio.create_task(
+            self._produce(live, _UnaryRun(encoder), request, retire=False)
         )
-        live = self._live(unary_task_id(message.message_id), message, owner)
-        run = _UnaryRun(encoder)
-        live.producer = asyncio.create_task(self._produce(live, run, request, retire=False))
-        try:
-            await asyncio.shield(live.producer)
-        except asyncio.CancelledError:  # the caller went away: stop the agent too
-            live.cancel()
-            await self.registry.retire(live, None)
-            raise
+        await self._await_producer(live)
         if live.aggregate.status.state == TaskState.TASK_STATE_CANCELED:
             final: Task | Message = live.aggregate.snapshot()
         else:
@@ -244,23 +284,35 @@ class BridgeRequestHandler(RequestHandler):
         await self.registry.retire(live, final if isinstance(final, Task) else None)
         return final
 
+    async def _await_producer(self, live: LiveTask) -> None:
+        assert live.producer is not None
+        try:
+            await asyncio.shield(live.producer)
+        except asyncio.CancelledError:  # the caller went away: stop the agent too
+            live.cancel()
+            await self.registry.retire(live, None)
+            raise
+
+    def _stream_encoder(
+        self, request: AgentRequest, task_id: str, context_id: str
+    ) -> StreamEncoder | PlainStreamEncoder:
+        if self._trpc(request):
+            return StreamEncoder(
+                task_id=task_id, context_id=context_id, options=self.options.encode
+            )
+        return PlainStreamEncoder(task_id=task_id, context_id=context_id)
+
     # --- message/stream and resubscribe ---------------------------------------------
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        request, message, owner = await self._prepare(params, context)
-        task_id = f"task-{uuid.uuid4()}"
-        run: StreamEncoder | PlainStreamEncoder
-        if self._trpc(request):
-            run = StreamEncoder(
-                task_id=task_id, context_id=message.context_id, options=self.options.encode
-            )
-        else:
-            run = PlainStreamEncoder(task_id=task_id, context_id=message.context_id)
-        live = self._live(task_id, message, owner)
+        request, message, owner, resumed = await self._prepare(params, context)
+        task_id = resumed.task_id if resumed else f"task-{uuid.uuid4()}"
+        run = self._stream_encoder(request, task_id, message.context_id)
+        live = self._live(task_id, message, owner, resumed)
         subscriber = live.subscribe()
-        live.publish(run.start(app_name=self.agent.name, user_id=owner))
+        live.publish(self._first_frame(live, run, resumed is not None))
         live.producer = asyncio.create_task(self._produce(live, run, request, retire=True))
         try:
             while (frame := await subscriber.next()) is not None:
@@ -275,10 +327,10 @@ class BridgeRequestHandler(RequestHandler):
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
         owner = caller_id(context)
-        live = self.registry.live(params.id, owner)
-        if live is None:
-            if await self.registry.stored(params.id, owner) is None:
-                raise TaskNotFoundError(message=f"Task {params.id} not found")
+        live = await self.registry.revive(
+            params.id, owner, coalesce_after=self.options.coalesce_after
+        )
+        if isinstance(live, Task):
             raise UnsupportedOperationError(message=f"Task {params.id} is in a terminal state")
         subscriber = live.subscribe()
         snapshot = live.aggregate.snapshot()  # same tick as subscribe: nothing is missed
@@ -288,6 +340,7 @@ class BridgeRequestHandler(RequestHandler):
                 yield frame
         finally:
             live.unsubscribe(subscriber)
+            self.registry.release(live)
 
     # --- tasks ----------------------------------------------------------------------
 
@@ -300,21 +353,25 @@ class BridgeRequestHandler(RequestHandler):
         task = await self.registry.stored(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {params.id} not found")
-        if history is not None and history > 0 and len(task.history) > history:
-            kept = list(task.history)[-history:]
+        if history is not None and len(task.history) > history:
+            kept = list(task.history)[-history:] if history > 0 else []
             del task.history[:]
             task.history.extend(kept)
         return task
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
         owner = caller_id(context)
-        live = self.registry.live(params.id, owner)
-        if live is None:
-            if await self.registry.stored(params.id, owner) is None:
-                raise TaskNotFoundError(message=f"Task {params.id} not found")
+        live = await self.registry.revive(
+            params.id, owner, coalesce_after=self.options.coalesce_after
+        )
+        if isinstance(live, Task):
             raise TaskNotCancelableError(message=f"Task {params.id} has already finished")
-        live.cancel()
-        await live.finished.wait()
+        if live.running:
+            live.cancel()
+            await live.finished.wait()
+        else:  # parked, waiting for input: nothing runs, it just ends
+            live.publish(_canceled(live))
+            await self.registry.retire(live, live.aggregate.snapshot())
         return live.aggregate.snapshot()
 
     async def on_list_tasks(

@@ -5,6 +5,12 @@ agent and :meth:`LiveTask.publish` applies each frame to the incremental aggrega
 pushes it to every subscriber (the requesting stream and any ``tasks/resubscribe``).
 When the run ends the aggregated ``Task`` is saved to the task store (a2a-sdk's
 in-memory or SQL store, scoped by owner) and the live task is forgotten.
+
+A run that ends waiting for the caller (input or auth required) is saved and forgotten
+the same way: the task is *parked*. A follow-up message with its ``taskId``, a
+subscription or a cancel revives it from the store (:meth:`TaskRegistry.revive`) as a
+live task without a producer, so parked tasks cost no memory while nobody uses them and
+survive a restart with a database store.
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ import logging
 
 from a2a.server.tasks import TaskStore
 from a2a.types import Message, Task
+from a2a.utils.errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 
 from trpc_bridge.codecs.trpc_encode import StreamFrame
 from trpc_bridge.server.aggregate import TaskAggregate
+from trpc_bridge.server.states import INTERRUPTED_STATES
 from trpc_bridge.server.subscriber import Subscriber
 from trpc_bridge.server.task_store import owner_context
 
@@ -45,6 +53,23 @@ class LiveTask:
         self.finished = asyncio.Event()
         self._subscribers: list[Subscriber] = []
         self._coalesce_after = coalesce_after
+
+    @classmethod
+    def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
+        """A live handle on a parked ``task`` read from the store."""
+        live = cls(
+            task_id=task.id,
+            context_id=task.context_id,
+            owner=owner,
+            user_message=Message(),
+            coalesce_after=coalesce_after,
+        )
+        live.aggregate = TaskAggregate.from_task(task)
+        return live
+
+    @property
+    def running(self) -> bool:
+        return self.producer is not None and not self.producer.done()
 
     def publish(self, frame: StreamFrame) -> None:
         self.aggregate.apply(frame)
@@ -92,6 +117,44 @@ class TaskRegistry:
 
     async def stored(self, task_id: str, owner: str) -> Task | None:
         return await self.store.get(task_id, owner_context(owner))
+
+    async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
+        """``task_id`` as a live task when it runs or is parked (revived from the store);
+        the stored ``Task`` when it is finished. Unknown to ``owner``: TaskNotFoundError."""
+        live = self.live(task_id, owner)
+        if live is not None:
+            return live
+        task = await self.stored(task_id, owner)
+        if task is None:
+            raise TaskNotFoundError(message=f"Task {task_id} not found")
+        if task.status.state not in INTERRUPTED_STATES:
+            return task
+        live = LiveTask.revived(task, owner=owner, coalesce_after=coalesce_after)
+        self.add(live)
+        return live
+
+    async def resume(
+        self, task_id: str, owner: str, *, context_id: str, coalesce_after: int
+    ) -> LiveTask:
+        """The parked task a follow-up message continues; a precise error when the task
+        is unknown, finished, still running or in another context."""
+        found = await self.revive(task_id, owner, coalesce_after=coalesce_after)
+        if isinstance(found, Task):
+            raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
+        if found.running:
+            raise UnsupportedOperationError(message=f"Task {task_id} is still running")
+        if context_id and context_id != found.context_id:
+            raise InvalidParamsError(
+                message=f"contextId {context_id} does not match task {task_id}'s context"
+            )
+        return found
+
+    def release(self, live: LiveTask) -> None:
+        """Forget a revived task nobody uses any more (no run, no subscriber): it is
+        unchanged in the store."""
+        idle = not live.running and live.subscriber_count == 0 and not live.finished.is_set()
+        if idle and self._live.get(live.task_id) is live:
+            del self._live[live.task_id]
 
     async def retire(self, live: LiveTask, final: Task | None) -> None:
         """Save ``final`` (when given) for ``live``'s owner, then end the live task."""

@@ -1,0 +1,1 @@
+"""Built-in agents the CLI serves by name (``--agent demo``, ``--agent tck``)."""
