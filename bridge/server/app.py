@@ -27,12 +27,7 @@ from types import TracebackType
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.request_handlers import GrpcHandler
-from a2a.server.routes import (
-    create_agent_card_routes,
-    create_jsonrpc_routes,
-    create_rest_routes,
-)
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -44,14 +39,15 @@ from trpc_bridge.agui_endpoint import agui_routes
 from trpc_bridge.codecs.trpc_encode import EncodeOptions
 from trpc_bridge.codecs.trpc_request import Negotiation
 from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.card_routes import CARD_PATH, card_routes
+from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
-
-CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
 
 @dataclass(frozen=True)
@@ -120,7 +116,7 @@ class BridgeServer:
 
     @property
     def card_url(self) -> str:
-        return f"{self.base_url}{CARD_PATHS[0]}"
+        return f"{self.base_url}{CARD_PATH}"
 
     @property
     def grpc_address(self) -> str:
@@ -154,15 +150,14 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        routes: list[BaseRoute] = []
-        for path in CARD_PATHS:
-            routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
+        routes: list[BaseRoute] = card_routes(card, base_path=self.base_path)
         for path in self._jsonrpc_paths():
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
             )
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
-        routes.extend(agui_routes(self.agent, path=f"{self.base_path}/agui"))
+        agui_path = f"{self.base_path}/agui"
+        routes.extend(agui_routes(self.agent, path=agui_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
@@ -171,13 +166,16 @@ class BridgeServer:
             max_bytes=self.options.max_request_bytes,
             jsonrpc_paths=self._jsonrpc_paths(),
         )
+        media_types = Middleware(
+            MediaTypes, jsonrpc_paths=self._jsonrpc_paths(), unchecked_paths=[agui_path]
+        )
         # Inside the limits, so that tracing reads only bodies the limits let through.
         tracing = Middleware(
             TraceContextMiddleware,
             agent_name=self.agent.name,
             tracer_provider=self.options.tracer_provider,
         )
-        return Starlette(routes=routes, middleware=[limits, tracing])
+        return Starlette(routes=routes, middleware=[limits, media_types, tracing])
 
     # --- serving --------------------------------------------------------------------
 
@@ -216,7 +214,7 @@ class BridgeServer:
             ],
         )
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            GrpcHandler(self.handler), server
+            BridgeGrpcHandler(self.handler), server
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
