@@ -11,9 +11,10 @@ execution, state deltas and trpc metadata are left out. A terminal error becomes
 (:meth:`~trpc_bridge.events.AgentEvent.task_status`) becomes a status update in that
 state with its message; any state but ``working`` ends the run.
 
-Unary answers are built by the server from the same frames: a run that is a direct
-reply (answer text only: no task status, no file or data, no error) is one agent
-``Message`` (:meth:`PlainStreamEncoder.direct_reply`); anything else is the ``Task``.
+A unary answer is the task those frames build (the encoder streams into the live task,
+see :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`), except for a direct reply —
+answer text only: no task status, no file or data, no error — which is one agent
+``Message`` with the whole text.
 """
 
 from __future__ import annotations
@@ -28,22 +29,27 @@ from a2a.types import (
     TaskStatusUpdateEvent,
 )
 
-from trpc_bridge.codecs.trpc_encode import (
+from trpc_bridge.codecs.encoding import (
     EncodeOptions,
+    EncodingRequest,
+    RunTarget,
     StreamFrame,
+    WireVersion,
+    fill_required_parts,
+)
+from trpc_bridge.codecs.trpc_encode import (
     completed_status,
     error_task_state,
-    new_message_id,
     submitted_status,
     task_status,
 )
 from trpc_bridge.codecs.trpc_request import content_part_to_a2a
 from trpc_bridge.events import AgentEvent, ChatMessage, ContentPart, ObjectType, TaskStateName
 from trpc_bridge.events import Role as ChatRole
+from trpc_bridge.names import new_id
 
 #: Artifact id for answer text that has no LLM response id.
 ANSWER_ARTIFACT_ID = "answer"
-
 
 _WIRE_STATES = {
     TaskStateName.WORKING: TaskState.TASK_STATE_WORKING,
@@ -113,7 +119,7 @@ class PlainAnswer:
 
 def _agent_message(parts: list[Part], *, task_id: str, context_id: str) -> Message:
     return Message(
-        message_id=new_message_id(),
+        message_id=new_id("msg"),
         task_id=task_id,
         context_id=context_id,
         role=Role.ROLE_AGENT,
@@ -133,25 +139,30 @@ _NO_ADK = EncodeOptions(adk_compat=False)
 
 
 class PlainStreamEncoder:
-    """Same interface as :class:`~trpc_bridge.codecs.trpc_encode.StreamEncoder`."""
+    """A :class:`~trpc_bridge.codecs.encoding.StreamEncoding`: the answer as artifact
+    updates, task-status events as status updates, ``completed`` or the error status at
+    the end."""
 
-    def __init__(self, *, task_id: str, context_id: str) -> None:
-        self.task_id = task_id
-        self.context_id = context_id
+    def __init__(self, run: RunTarget) -> None:
+        self.task_id = run.task_id
+        self.context_id = run.context_id
+        self.v1 = run.wire is WireVersion.V1_0
         self.done = False
         self.answer = PlainAnswer()
         #: The run was more than a direct reply (see :meth:`direct_reply`).
         self.task_like = False
         self._artifacts: set[str] = set()
 
-    def start(self, *, app_name: str, user_id: str) -> TaskStatusUpdateEvent:
-        return submitted_status(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            app_name=app_name,
-            user_id=user_id,
-            options=_NO_ADK,
-        )
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return [
+            submitted_status(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                app_name=app_name,
+                user_id=user_id,
+                options=_NO_ADK,
+            )
+        ]
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         if self.done:
@@ -160,9 +171,9 @@ class PlainStreamEncoder:
             return self.close()
         if event.is_terminal_error():
             self.done = self.task_like = True
-            return [_error_frame(event, task_id=self.task_id, context_id=self.context_id)]
+            return self._out(_error_frame(event, task_id=self.task_id, context_id=self.context_id))
         if event.is_task_status():
-            return [self._status(event)]
+            return self._out(self._status(event))
         frames: list[StreamFrame] = []
         sent = self.answer.add(event)
         if sent is not None:
@@ -175,6 +186,11 @@ class PlainStreamEncoder:
             parts = [plain_part(part) for part in message.content_parts]
             frames.append(self._artifact(artifact_id, parts, append=artifact_id in self._artifacts))
         return frames
+
+    def _out(self, frame: TaskStatusUpdateEvent) -> list[StreamFrame]:
+        if self.v1:
+            fill_required_parts(frame)
+        return [frame]
 
     def _artifact(self, artifact_id: str, parts: list[Part], *, append: bool) -> StreamFrame:
         self._artifacts.add(artifact_id)
@@ -211,8 +227,45 @@ class PlainStreamEncoder:
         if self.task_like:
             return None
         return Message(
-            message_id=new_message_id(),
+            message_id=new_id("msg"),
             context_id=self.context_id,
             role=Role.ROLE_AGENT,
             parts=[Part(text=self.answer.text())],
         )
+
+
+class PlainUnaryEncoder:
+    """A :class:`~trpc_bridge.codecs.encoding.UnaryEncoding` that streams into the task:
+    the answer is the task, or one ``Message`` for a direct reply."""
+
+    def __init__(self, run: RunTarget) -> None:
+        self.stream = PlainStreamEncoder(run)
+
+    @property
+    def streamed(self) -> PlainStreamEncoder:
+        return self.stream
+
+    def add(self, event: AgentEvent) -> bool:
+        self.stream.encode(event)
+        return not self.stream.done
+
+    def result(self, *, context_id: str, task_id: str) -> Message | None:
+        return self.stream.direct_reply()
+
+
+class PlainEncoding:
+    """Plain A2A: what every caller that asked for nothing else gets (§3.1)."""
+
+    name = "plain"
+
+    def accepts(self, request: EncodingRequest) -> bool:
+        return True
+
+    def stream(self, run: RunTarget) -> PlainStreamEncoder:
+        return PlainStreamEncoder(run)
+
+    def unary(self, run: RunTarget) -> PlainUnaryEncoder:
+        return PlainUnaryEncoder(run)
+
+
+PLAIN = PlainEncoding()

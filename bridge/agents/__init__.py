@@ -1,1 +1,1 @@
-"""Built-in agents the CLI serves by name (``--agent demo``, ``--agent tck``)."""
+"""Agents that ship with the bridge: the demo agent and the interop scenarios' Python twins."""

@@ -24,6 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
+# a2a-sdk 1.3 has an import cycle: when its 0.3 gRPC *server* handler is imported before
+# its client, the client factory loses the 0.3 gRPC transport and silently speaks 1.0 to
+# 0.3 gRPC servers (in this process: a proxy, the tests). Importing the client first avoids it.
+import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
@@ -35,19 +39,20 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
-from trpc_bridge.agui_endpoint import agui_routes
-from trpc_bridge.codecs.trpc_encode import EncodeOptions
-from trpc_bridge.codecs.trpc_request import Negotiation
+from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
+from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.server.agui import agui_routes
+from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
-from trpc_bridge.server.card_routes import CARD_PATH, card_routes
+from trpc_bridge.server.card_routes import card_routes
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
-from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ class ServerOptions:
     port: int = 0
     #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
     grpc_port: int | None = 0
-    negotiation: Negotiation = Negotiation.AUTO
+    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
+    negotiation: str = Negotiation.AUTO
     encode: EncodeOptions = field(default_factory=EncodeOptions)
     #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
     task_store: str = ""
@@ -82,14 +88,15 @@ class BridgeServer:
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
+        self.runner = AgentRunner(
+            agent, self.task_store, tracer_provider=self.options.tracer_provider
+        )
         self.handler = BridgeRequestHandler(
-            agent,
-            task_store=self.task_store,
-            options=HandlerOptions(
+            self.runner,
+            HandlerOptions(
                 encode=self.options.encode,
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
-                tracer_provider=self.options.tracer_provider,
             ),
         )
         self.base_path = self.options.base_path.rstrip("/")
@@ -116,7 +123,7 @@ class BridgeServer:
 
     @property
     def card_url(self) -> str:
-        return f"{self.base_url}{CARD_PATH}"
+        return f"{self.base_url}{CARD_PATHS[0]}"
 
     @property
     def grpc_address(self) -> str:
@@ -157,7 +164,7 @@ class BridgeServer:
             )
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
-        routes.extend(agui_routes(self.agent, path=agui_path))
+        routes.extend(agui_routes(self.runner, path=agui_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
@@ -169,13 +176,7 @@ class BridgeServer:
         media_types = Middleware(
             MediaTypes, jsonrpc_paths=self._jsonrpc_paths(), unchecked_paths=[agui_path]
         )
-        # Inside the limits, so that tracing reads only bodies the limits let through.
-        tracing = Middleware(
-            TraceContextMiddleware,
-            agent_name=self.agent.name,
-            tracer_provider=self.options.tracer_provider,
-        )
-        return Starlette(routes=routes, middleware=[limits, media_types, tracing])
+        return Starlette(routes=routes, middleware=[limits, media_types])
 
     # --- serving --------------------------------------------------------------------
 
@@ -201,11 +202,6 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[
-                TraceContextServerInterceptor(
-                    agent_name=self.agent.name, tracer_provider=self.options.tracer_provider
-                )
-            ],
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
@@ -218,7 +214,7 @@ class BridgeServer:
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler), server
+            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
         )
         return server
 

@@ -31,14 +31,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-CARD_PATH = "/.well-known/agent-card.json"
-LEGACY_CARD_PATH = "/.well-known/agent.json"
+from trpc_bridge.names import A2A_VERSION_HEADER, CARD_PATHS
+
 #: The card changes only when the server restarts; clients may keep it this long.
 DEFAULT_CARD_MAX_AGE = 300
 
 
 def _wants_v0_3(request: Request) -> bool:
-    return request.headers.get("a2a-version", "").strip().startswith("0.")
+    return request.headers.get(A2A_VERSION_HEADER, "").strip().startswith("0.")
 
 
 class _CardAnswer:
@@ -50,7 +50,7 @@ class _CardAnswer:
         self.headers = {
             "Cache-Control": f"public, max-age={max_age}",
             "ETag": self.etag,
-            "Vary": "A2A-Version",
+            "Vary": A2A_VERSION_HEADER,
         }
 
     def __call__(self, request: Request) -> Response:
@@ -73,7 +73,8 @@ def card_routes(
     async def legacy(request: Request) -> Response:
         return both(request)
 
+    current_path, legacy_path = CARD_PATHS
     return [
-        Route(f"{base_path}{CARD_PATH}", current, methods=["GET"]),
-        Route(f"{base_path}{LEGACY_CARD_PATH}", legacy, methods=["GET"]),
+        Route(f"{base_path}{current_path}", current, methods=["GET"]),
+        Route(f"{base_path}{legacy_path}", legacy, methods=["GET"]),
     ]

@@ -1,4 +1,4 @@
-"""a2a-sdk's gRPC servicer (A2A 1.0, ``lf.a2a.v1``) with the spec's error mapping.
+"""a2a-sdk's gRPC servicer for A2A 1.0 (``lf.a2a.v1``) with the spec's error mapping.
 
 Two differences from ``GrpcHandler`` as a2a-sdk 1.3 ships it, both required by A2A 1.0
 §5.4 / §10 and checked by the TCK:
@@ -16,7 +16,6 @@ from __future__ import annotations
 import grpc
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import GrpcHandler
-from a2a.server.request_handlers.grpc_handler import DefaultGrpcServerCallContextBuilder
 from a2a.server.request_handlers.request_handler import RequestHandler
 from a2a.utils.errors import (
     A2A_ERROR_REASONS,
@@ -29,7 +28,10 @@ from a2a.utils.grpc_status import status_to_grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-VERSION_KEY = "a2a-version"
+from trpc_bridge.codecs.encoding import WireVersion
+from trpc_bridge.names import A2A_VERSION_HEADER
+from trpc_bridge.server.call_context import GrpcVersionContextBuilder
+
 _UNIMPLEMENTED = (
     PushNotificationNotSupportedError,
     UnsupportedOperationError,
@@ -37,10 +39,11 @@ _UNIMPLEMENTED = (
 )
 
 
-class _VersionCheckingContextBuilder(DefaultGrpcServerCallContextBuilder):
+class _VersionChecking(GrpcVersionContextBuilder):
     def build(self, context: grpc.aio.ServicerContext) -> ServerCallContext:
-        for key, value in context.invocation_metadata() or ():
-            if key.lower() == VERSION_KEY:
+        key = A2A_VERSION_HEADER.lower()
+        for name, value in context.invocation_metadata() or ():
+            if name.lower() == key:
                 version = value.decode() if isinstance(value, bytes) else str(value)
                 if version.strip().split(".", 1)[0] != "1":
                     raise VersionNotSupportedError(
@@ -51,7 +54,7 @@ class _VersionCheckingContextBuilder(DefaultGrpcServerCallContextBuilder):
 
 class BridgeGrpcHandler(GrpcHandler):
     def __init__(self, request_handler: RequestHandler) -> None:
-        super().__init__(request_handler, context_builder=_VersionCheckingContextBuilder())
+        super().__init__(request_handler, _VersionChecking(WireVersion.V1_0))
 
     async def abort_context(self, error: A2AError, context: grpc.aio.ServicerContext) -> None:
         if not isinstance(error, _UNIMPLEMENTED):

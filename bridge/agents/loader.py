@@ -1,4 +1,4 @@
-"""``--agent`` values: ``demo`` or ``package.module:attribute``."""
+"""``--agent`` values: a built-in agent (``demo``, ``tck``) or ``package.module:attribute``."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ class AgentLoadError(ValueError):
 
 
 def load_agent(spec: str) -> Agent:
-    """A built-in agent (``demo``, ``tck``), or the object at ``module:attr``; a callable attribute
+    """A built-in agent (``demo``, ``tck``), or the object at ``module:attr``; a callable
+    attribute
     (a factory) is called without arguments. Modules are also looked up in the current
     directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
     ``./weather.py``."""
     if spec == "demo":
-        from trpc_bridge.demo_agent import demo_agent
+        from trpc_bridge.agents.demo import demo_agent
 
         return demo_agent()
     if spec == "tck":
