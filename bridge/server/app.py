@@ -32,6 +32,7 @@ import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -50,6 +51,8 @@ from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.push_delivery import PushDelivery
+from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
@@ -77,6 +80,9 @@ class ServerOptions:
     public_url: str = ""
     #: Where the server's spans go; None = the global provider (``setup_tracing``).
     tracer_provider: TracerProvider | None = None
+    #: Push notifications (declared on the card); their webhook URL screen.
+    push: bool = True
+    push_policy: PushPolicy = field(default_factory=PushPolicy)
 
 
 class BridgeServer:
@@ -91,6 +97,11 @@ class BridgeServer:
         self.runner = AgentRunner(
             agent, self.task_store, tracer_provider=self.options.tracer_provider
         )
+        self.push: PushDelivery | None = None
+        if self.options.push:
+            store = InMemoryPushNotificationConfigStore()
+            self.push = PushDelivery(store, self.options.push_policy)
+            self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
             HandlerOptions(
@@ -98,6 +109,7 @@ class BridgeServer:
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
             ),
+            push=self.push,
         )
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
@@ -146,7 +158,12 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(self.agent, base_url=self.base_url, grpc_address=self.grpc_address)
+        return build_agent_card(
+            self.agent,
+            base_url=self.base_url,
+            grpc_address=self.grpc_address,
+            push=self.push is not None,
+        )
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -223,6 +240,8 @@ class BridgeServer:
             await self._http.stop()
         if self._grpc is not None:
             await self._grpc.stop(grace=1)
+        if self.push is not None:
+            await self.push.close()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()

@@ -30,25 +30,19 @@ from a2a.server.request_handlers.request_handler import RequestHandler
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
     SendMessageRequest,
     SubscribeToTaskRequest,
     Task,
-    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import (
     ExtendedAgentCardNotConfiguredError,
     InvalidParamsError,
-    PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -69,6 +63,8 @@ from trpc_bridge.codecs.trpc_runs import unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import new_id
 from trpc_bridge.server.call_context import a2a_caller, wire_version
+from trpc_bridge.server.push_delivery import PushDelivery
+from trpc_bridge.server.push_requests import PushConfigRequests
 from trpc_bridge.server.runner import AgentRunner, Caller
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
@@ -115,12 +111,20 @@ class _Call:
     resumed: LiveTask | None = None
 
 
-class BridgeRequestHandler(RequestHandler):
-    """Serves one agent, through its :class:`AgentRunner`, over every a2a-sdk transport."""
+class BridgeRequestHandler(PushConfigRequests, RequestHandler):
+    """Serves one agent, through its :class:`AgentRunner`, over every a2a-sdk transport;
+    push notifications when ``push`` is given."""
 
-    def __init__(self, runner: AgentRunner, options: HandlerOptions | None = None) -> None:
+    def __init__(
+        self,
+        runner: AgentRunner,
+        options: HandlerOptions | None = None,
+        *,
+        push: PushDelivery | None = None,
+    ) -> None:
         self.runner = runner
         self.options = options or HandlerOptions()
+        self.push = push
 
     @property
     def registry(self) -> TaskRegistry:
@@ -163,13 +167,21 @@ class BridgeRequestHandler(RequestHandler):
         if call.resumed is not None:  # the follow-up joins the parked task's history
             call.resumed.aggregate.history.append(call.message)
             return call.resumed
-        return LiveTask(
+        live = LiveTask(
             task_id=task_id,
             context_id=call.message.context_id,
             owner=call.caller.user_id,
             user_message=call.message,
             coalesce_after=self.options.coalesce_after,
         )
+        live.observer = self.registry.observer  # its first frames come before it runs
+        return live
+
+    async def _inline_push(self, params: SendMessageRequest, live: LiveTask) -> None:
+        """A push config sent with the message applies to its task from the first frame."""
+        if params.configuration.HasField("task_push_notification_config"):
+            config = params.configuration.task_push_notification_config
+            await self.attach_push_config(live.task_id, config, live.owner, running=True)
 
     def _target(self, task_id: str, call: _Call) -> RunTarget:
         return RunTarget(
@@ -188,11 +200,13 @@ class BridgeRequestHandler(RequestHandler):
         config = params.configuration
         history = config.history_length if config.HasField("history_length") else None
         if config.return_immediately or call.resumed is not None:
-            return await self._send_as_task(call, history, wait=not config.return_immediately)
+            wait = not config.return_immediately
+            return await self._send_as_task(params, call, history, wait=wait)
         task_id = unary_task_id(call.message.message_id)
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.unary(self._target(task_id, call))
         live = self._live(task_id, call)
+        await self._inline_push(params, live)
         run = encoder.streamed or _UnaryRun(encoder)
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
@@ -207,7 +221,9 @@ class BridgeRequestHandler(RequestHandler):
         await self.registry.retire(live, final if isinstance(final, Task) else None)
         return final
 
-    async def _send_as_task(self, call: _Call, history: int | None, *, wait: bool) -> Task:
+    async def _send_as_task(
+        self, params: SendMessageRequest, call: _Call, history: int | None, *, wait: bool
+    ) -> Task:
         """Run as a stream into the task and answer with the task: at once
         (``return_immediately``; the run stores the task when it ends) or at the end (a
         follow-up to a parked task, which is a task whatever the encoding)."""
@@ -215,6 +231,7 @@ class BridgeRequestHandler(RequestHandler):
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.stream(self._target(task_id, call))
         live = self._live(task_id, call)
+        await self._inline_push(params, live)
         if call.resumed is not None:
             live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
         else:
@@ -243,6 +260,7 @@ class BridgeRequestHandler(RequestHandler):
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.stream(self._target(task_id, call))
         live = self._live(task_id, call)
+        await self._inline_push(params, live)
         subscriber = live.subscribe()
         if call.resumed is not None:
             live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
@@ -314,26 +332,6 @@ class BridgeRequestHandler(RequestHandler):
         return await self.registry.store.list(params, owner_context(a2a_caller(context).user_id))
 
     # --- not offered ----------------------------------------------------------------
-
-    async def on_create_task_push_notification_config(
-        self, params: TaskPushNotificationConfig, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError
-
-    async def on_get_task_push_notification_config(
-        self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError
-
-    async def on_list_task_push_notification_configs(
-        self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
-    ) -> ListTaskPushNotificationConfigsResponse:
-        raise PushNotificationNotSupportedError
-
-    async def on_delete_task_push_notification_config(
-        self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> None:
-        raise PushNotificationNotSupportedError
 
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext

@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
+#: Sees every frame of every live task (push delivery): ``(task_id, frame)``.
+FrameObserver = Callable[[str, StreamFrame], None]
 
 
 class LiveTask:
@@ -62,6 +64,7 @@ class LiveTask:
         self._finished = asyncio.Event()
         self._subscribers: list[Subscriber] = []
         self._coalesce_after = coalesce_after
+        self.observer: FrameObserver | None = None
 
     @classmethod
     def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
@@ -150,6 +153,8 @@ class LiveTask:
 
     def publish(self, frame: StreamFrame) -> None:
         self.aggregate.apply(frame)
+        if self.observer is not None:
+            self.observer(self.task_id, frame)
         for subscriber in self._subscribers:
             subscriber.push(frame)
 
@@ -181,8 +186,11 @@ class TaskRegistry:
     def __init__(self, store: TaskStore) -> None:
         self.store = store
         self._live: dict[str, LiveTask] = {}
+        #: Given to every live task (push delivery); None: nobody observes.
+        self.observer: FrameObserver | None = None
 
     def add(self, live: LiveTask) -> None:
+        live.observer = self.observer
         self._live[live.task_id] = live
 
     def live(self, task_id: str, owner: str) -> LiveTask | None:

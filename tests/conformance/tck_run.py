@@ -88,7 +88,8 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
     if sut:
         yield sut.rstrip("/")
     elif target in ("tck", "demo"):
-        with bridge_server(target) as process:
+        # The TCK's webhook receiver listens on this machine.
+        with bridge_server(target, extra=["--push-allow-loopback"]) as process:
             yield process.url.rstrip("/")
     elif target == "sdk-echo":
         with running([sys.executable, str(HERE / "sdk_echo_server.py")]) as process:
@@ -100,7 +101,7 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
         with go_server("text") as upstream:
             cmd = [str(Path(sys.executable).parent / "trpc-bridge"), "proxy"]
             cmd += ["--upstream", upstream.url, "--host", "127.0.0.1"]
-            cmd += ["--port", "0", "--grpc-port", "0"]
+            cmd += ["--port", "0", "--grpc-port", "0", "--push-allow-loopback"]
             with running(cmd) as process:
                 yield process.url.rstrip("/")
     else:
@@ -117,7 +118,7 @@ def run_tck(python: Path, tck: Path, url: str, levels: Sequence[str], name: str)
     outcomes.unlink(missing_ok=True)
     cmd = [str(python), "-m", "pytest", "tests/compatibility", f"--sut-host={url}"]
     cmd += ["-m", " or ".join(levels), "-p", "no:cacheprovider", "-p", "tck_outcomes"]
-    cmd += [f"--outcomes={outcomes}", "-q", "--tb=short", "-rfEs"]
+    cmd += [f"--outcomes={outcomes}", "-q", "--tb=short", "-rfEs", "--webhook-host=127.0.0.1"]
     cmd += [f"--junitxml={BUILD / f'{name}.xml'}"]
     # The TCK directory may be read-only: no bytecode, no cache written there.
     env = {**os.environ, "PYTHONPATH": str(HERE), "PYTHONDONTWRITEBYTECODE": "1"}
