@@ -111,7 +111,6 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
     from trpc_bridge.server.push_policy import PushPolicy
-    from trpc_bridge.server.push_policy import PushPolicy
 
     try:
         policy = parse_negotiation(flags["negotiation"])
