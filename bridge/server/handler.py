@@ -66,7 +66,7 @@ from trpc_bridge.server.call_context import a2a_caller, wire_version
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_requests import PushConfigRequests
 from trpc_bridge.server.runner import AgentRunner, Caller
-from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
+from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER, Subscriber
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
 from trpc_bridge.server.task_store import ID_LENGTH, owner_context
 
@@ -228,19 +228,28 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         (``return_immediately``; the run stores the task when it ends) or at the end (a
         follow-up to a parked task, which is a task whatever the encoding)."""
         task_id = call.resumed.task_id if call.resumed else unary_task_id(call.message.message_id)
+        live, _ = await self._start_streamed(params, call, task_id, subscribe=False)
+        if wait:
+            await self._wait(live)
+        return live.snapshot(history)
+
+    async def _start_streamed(
+        self, params: SendMessageRequest, call: _Call, task_id: str, *, subscribe: bool
+    ) -> tuple[LiveTask, Subscriber | None]:
+        """Start the run as a stream into its live task (stored when it ends); the
+        subscriber, when asked for, sees it from the first frame."""
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.stream(self._target(task_id, call))
         live = self._live(task_id, call)
         await self._inline_push(params, live)
+        subscriber = live.subscribe() if subscribe else None
         if call.resumed is not None:
             live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
         else:
             for first in encoder.start(app_name=self.runner.agent.name, user_id=live.owner):
                 live.publish(first)
         self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
-        if wait:
-            await self._wait(live)
-        return live.snapshot(history)
+        return live, subscriber
 
     async def _wait(self, live: LiveTask) -> None:
         try:
@@ -257,17 +266,8 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     ) -> AsyncGenerator[Event]:
         call = await self._prepare(params, context)
         task_id = call.resumed.task_id if call.resumed else new_id("task")
-        encoding = select_encoding(self.options.negotiation, call.encoding_request)
-        encoder = encoding.stream(self._target(task_id, call))
-        live = self._live(task_id, call)
-        await self._inline_push(params, live)
-        subscriber = live.subscribe()
-        if call.resumed is not None:
-            live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
-        else:
-            for first in encoder.start(app_name=self.runner.agent.name, user_id=live.owner):
-                live.publish(first)
-        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
+        live, subscriber = await self._start_streamed(params, call, task_id, subscribe=True)
+        assert subscriber is not None
         try:
             while (frame := await subscriber.next()) is not None:
                 yield frame
