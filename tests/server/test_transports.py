@@ -38,7 +38,7 @@ async def test_streaming_run(demo_server: BridgeServer, transport: str) -> None:
     assert dict(first.status_update.metadata)["adk_user_id"] == "alice"
     assert last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
     final_chunk = responses[-2].artifact_update
-    assert final_chunk.last_chunk and _contentless(final_chunk.artifact)  # type: ignore[arg-type]
+    assert final_chunk.last_chunk and _contentless(final_chunk.artifact)
     if transport.endswith("1.0"):
         # trpc v1's final chunk: the last artifact id, append; every required field set.
         assert (
