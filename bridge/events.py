@@ -17,7 +17,7 @@ import os
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -45,11 +45,11 @@ class TaskStateName:
     interrupted ones (input / auth required) leave the task open for a follow-up
     message with its ``taskId``."""
 
-    WORKING = "working"
-    INPUT_REQUIRED = "input-required"
-    AUTH_REQUIRED = "auth-required"
-    COMPLETED = "completed"
-    REJECTED = "rejected"
+    WORKING: Final = "working"
+    INPUT_REQUIRED: Final = "input-required"
+    AUTH_REQUIRED: Final = "auth-required"
+    COMPLETED: Final = "completed"
+    REJECTED: Final = "rejected"
 
 
 TaskStateLiteral = Literal[

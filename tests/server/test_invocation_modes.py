@@ -36,12 +36,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tests.server.helpers import as_user, sdk_client
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.http_listener import serving
 from trpc_bridge.server.push_delivery import NOTIFICATION_ID_HEADER, RetryPolicy
 from trpc_bridge.server.push_policy import PushPolicy
+
+from .helpers import as_user, sdk_client
 
 TRANSPORTS_1_0 = ["jsonrpc-1.0", "rest-1.0", "grpc-1.0"]
 TOKEN = "Bearer s3cret"
