@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop clean
+.PHONY: install run test lint typecheck pytest bench interop protos clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -35,6 +35,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check bridge codecs telemetry tests bench
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh --check
+
+# The code generated from protos/ (Python in bridge/v1, Go in interop/agenthost/trpcbridgev1;
+# the Go part needs `go`): committed, and checked for staleness by `make lint`.
+protos: $(STAMP)
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
 pytest: $(STAMP) tests/agui_node/node_modules
 	$(BIN)/python -m pytest -q
