@@ -144,7 +144,9 @@ def _run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
 @app.command()
 def serve(
     agent: str = typer.Option(
-        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
+        "demo",
+        help="'demo', 'package.module:attr' (an Agent or factory), or grpc://host:port "
+        "(an AgentHost in any language; ?timeout=&idle_timeout=&connect_timeout= seconds).",
     ),
     host: str = _HOST,
     port: int = _PORT,
@@ -157,9 +159,10 @@ def serve(
     graph_events: list[str] | None = _GRAPH_EVENTS,
     structured_errors: bool = _STRUCTURED_ERRORS,
 ) -> None:
-    """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
+    """Serve an agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""
+    from trpc_bridge.client import RemoteAgentError
     from trpc_bridge.server import BridgeServer
-    from trpc_bridge.server.loader import AgentLoadError, load_agent
+    from trpc_bridge.server.loader import AgentLoadError, opened_agent
 
     options = _server_options(
         host=host,
@@ -173,12 +176,19 @@ def serve(
         graph_events=graph_events,
         structured_errors=structured_errors,
     )
+
+    async def main() -> None:
+        async with opened_agent(agent) as loaded:
+            await BridgeServer(loaded, options).serve(typer.echo)
+
     try:
-        loaded = load_agent(agent)
+        _run_until_interrupted(main())
     except AgentLoadError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    _run_until_interrupted(BridgeServer(loaded, options).serve(typer.echo))
+    except RemoteAgentError as exc:  # a grpc:// agent that cannot be reached or described
+        typer.echo(f"cannot serve {agent}: {exc}", err=True)
+        raise typer.Exit(1) from exc
 
 
 @app.command()
@@ -221,7 +231,9 @@ def call(
 @app.command()
 def proxy(
     upstream: str = typer.Option(
-        ..., help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server)."
+        ...,
+        help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server), or "
+        "grpc://host:port for an AgentHost (the same as serve --agent grpc://…).",
     ),
     host: str = _HOST,
     port: int = _PORT,
@@ -234,7 +246,7 @@ def proxy(
     graph_events: list[str] | None = _GRAPH_EVENTS,
     structured_errors: bool = _STRUCTURED_ERRORS,
 ) -> None:
-    """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
+    """Serve a remote agent (A2A, or AgentHost) over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI."""
     from trpc_bridge.client import RemoteAgentError
     from trpc_bridge.proxy_command import run_proxy
 
