@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop protos clean
+.PHONY: install run test lint typecheck pytest bench interop protos agenthost clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -58,6 +58,12 @@ test: lint pytest
 # of `make test`; this target prints it and writes docs/interop.md.
 interop: $(STAMP)
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+
+# The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests
+# build it themselves. Go's caches go under build/ when HOME is unset, as for interop/go.
+agenthost:
+	cd interop/agenthost && $(if $(HOME),,GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go-path) \
+		go build -o bin/agenthost .
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
 # baseline alike): its default no-op spans cost 15-30 % and would flatter the bridge.

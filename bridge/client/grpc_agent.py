@@ -197,12 +197,14 @@ class GrpcAgent:
         loop = asyncio.get_running_loop()
         connect_by = loop.time() + self.options.connect_timeout
         delay = _FIRST_RETRY_DELAY
+        refusal = ""  # why the last attempt was refused, if it was
         while True:
             try:
                 await asyncio.wait_for(self._channel.channel_ready(), connect_by - loop.time())
             except TimeoutError:
                 timeout = self.options.connect_timeout
-                yield self._failure(f"is unreachable (no connection within {timeout:g}s)", request)
+                what = f"is unreachable (no connection within {timeout:g}s)"
+                yield self._failure(f"{what}{refusal}", request)
                 return
             call = self._stub.Run(message, metadata=metadata, timeout=self.options.timeout)
             received = False
@@ -228,6 +230,7 @@ class GrpcAgent:
                 code = exc.code()
                 refused = code == grpc.StatusCode.UNAVAILABLE and not received
                 if refused and loop.time() + delay < connect_by:
+                    refusal = f" after refusing the run: {_status_text(exc)}"
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, _MAX_RETRY_DELAY)
                     continue

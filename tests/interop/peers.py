@@ -23,6 +23,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 GO_DIR = ROOT / "interop" / "go"
 GOPEER = GO_DIR / "bin" / "gopeer"
+AGENTHOST_DIR = ROOT / "interop" / "agenthost"
+AGENTHOST = AGENTHOST_DIR / "bin" / "agenthost"
 TRPC_BRIDGE = Path(sys.executable).parent / "trpc-bridge"
 SKIP_NO_GO = "Go toolchain not on PATH: the interop matrix needs `go` to build interop/go"
 
@@ -31,24 +33,37 @@ def go_available() -> bool:
     return shutil.which("go") is not None
 
 
-def build_gopeer() -> Path:
-    """Build the Go peer; a build failure is a test failure, not a skip."""
+def go_env() -> dict[str, str]:
     env = dict(os.environ)
     if not env.get("HOME"):  # Go derives its caches from HOME; keep them in the tree instead
         env.setdefault("GOCACHE", str(ROOT / "build" / "go-cache"))
         env.setdefault("GOPATH", str(ROOT / "build" / "go-path"))
+    return env
+
+
+def go_build(directory: Path, binary: Path) -> Path:
+    """Build a Go program of interop/; a build failure is a test failure, not a skip."""
     result = subprocess.run(
-        ["go", "build", "-o", str(GOPEER), "."],
-        cwd=GO_DIR,
-        env=env,
+        ["go", "build", "-o", str(binary), "."],
+        cwd=directory,
+        env=go_env(),
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
     )
     if result.returncode != 0:
-        raise RuntimeError(f"go build of interop/go failed:\n{result.stderr[-4000:]}")
-    return GOPEER
+        where = directory.relative_to(ROOT)
+        raise RuntimeError(f"go build of {where} failed:\n{result.stderr[-4000:]}")
+    return binary
+
+
+def build_gopeer() -> Path:
+    return go_build(GO_DIR, GOPEER)
+
+
+def build_agenthost() -> Path:
+    return go_build(AGENTHOST_DIR, AGENTHOST)
 
 
 @dataclass
@@ -78,8 +93,9 @@ def _collect_stderr(process: Process) -> None:
                 process.logs.append(line)
 
 
-#: What a peer prints once it listens: gopeer's ``READY <url>``, trpc-bridge's endpoint list.
-_LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+(http://\S+?)/?(?:\s|$)")
+#: What a peer prints once it listens: gopeer's ``READY <url>``, trpc-bridge's endpoint
+#: list, agenthost's ``READY grpc://host:port``.
+_LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+((?:http|grpc)://\S+?)/?(?:\s|$)")
 
 
 def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
@@ -141,6 +157,13 @@ def bridge_server(agent: str, *, extra: list[str] | None = None) -> Iterator[Pro
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
     cmd += ["--port", "0", "--grpc-port", "0", *(extra or [])]
     with running(cmd) as process:
+        yield process
+
+
+@contextlib.contextmanager
+def agenthost_server(*flags: str) -> Iterator[Process]:
+    """The Go ``AgentHost`` sidecar (``interop/agenthost``); its url is ``grpc://…/``."""
+    with running([str(AGENTHOST), "serve", "--addr", "127.0.0.1:0", *flags]) as process:
         yield process
 
 
