@@ -54,10 +54,12 @@ def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
         yield {"sidecar": sidecar, "over_go": over_go, "demo": demo}
 
 
-def test_go_side_of_the_contract(agenthost: Path) -> None:
-    """``go test``: the golden vector P01 parses and re-serialises byte for byte in Go."""
+@pytest.mark.parametrize("command", [["go", "vet", "./..."], ["go", "test", "./..."]])
+def test_go_side_of_the_contract(agenthost: Path, command: list[str]) -> None:
+    """``go test``: the golden vector P01 parses and re-serialises byte for byte in Go;
+    ``go vet`` also compiles the README's example (``example/``)."""
     result = subprocess.run(
-        ["go", "test", "./..."],
+        command,
         cwd=AGENTHOST_DIR,
         env=go_env(),
         capture_output=True,
