@@ -13,8 +13,8 @@ from typing import Any
 
 import grpc
 
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.codecs.agent_proto import event_to_proto, info_to_proto, request_from_proto
-from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.v1 import agent_pb2 as pb
 

@@ -15,18 +15,18 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from trpc_bridge.agent import Agent
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.client.grpc_agent import GrpcAgent
-from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.events import AgentRequest, ErrorType
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.setup import set_w3c_propagator
 
-_RESPONSE_ID = re.compile(r"chatcmpl-[0-9a-f]{24}")
+_GENERATED_ID = re.compile(r"chatcmpl-[0-9a-f]{24}|artifact-[0-9a-f-]{36}")
 
 
 async def _through_bridge(agent: Agent, transport: str, text: str) -> list[str]:
-    """The events an A2A caller decodes, response ids numbered by first appearance."""
+    """The events an A2A caller decodes, generated ids numbered by first appearance."""
     async with (
         BridgeServer(agent) as server,
         await RemoteAgent.connect(server.base_url, transport=transport) as remote,
@@ -35,7 +35,7 @@ async def _through_bridge(agent: Agent, transport: str, text: str) -> list[str]:
         lines = [event.to_json_line() async for event in remote.run(request)]
     seen: dict[str, str] = {}
     return [
-        _RESPONSE_ID.sub(lambda m: seen.setdefault(m.group(0), f"<r{len(seen)}>"), line)
+        _GENERATED_ID.sub(lambda m: seen.setdefault(m.group(0), f"<r{len(seen)}>"), line)
         for line in lines
     ]
 

@@ -12,10 +12,15 @@ language): then ``proxy --upstream`` is ``serve --agent`` with that URL.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from trpc_bridge.client import RemoteAgent
-from trpc_bridge.client.grpc_agent import GrpcAgent
-from trpc_bridge.server import BridgeServer, ServerOptions
+import typer
+
+from trpc_bridge.cli.app import app
+from trpc_bridge.cli.server_flags import run_until_interrupted, server_command
+
+if TYPE_CHECKING:
+    from trpc_bridge.server import ServerOptions
 
 
 async def run_proxy(
@@ -23,6 +28,10 @@ async def run_proxy(
 ) -> None:
     """Serve ``upstream`` until cancelled. Raises ``RemoteAgentError`` when the upstream
     card cannot be used (or, for ``grpc://``, the AgentHost cannot be reached)."""
+    from trpc_bridge.client import RemoteAgent
+    from trpc_bridge.client.grpc_agent import GrpcAgent
+    from trpc_bridge.server import BridgeServer
+
     if upstream.startswith("grpc://"):
         async with await GrpcAgent.connect(upstream) as agent:
             echo(f"upstream  {upstream}  (AgentHost)")
@@ -31,3 +40,23 @@ async def run_proxy(
     async with await RemoteAgent.connect(upstream) as remote:
         echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
         await BridgeServer(remote, options).serve(echo)
+
+
+@app.command()
+@server_command
+def proxy(
+    options: ServerOptions,
+    upstream: str = typer.Option(
+        ...,
+        help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server), or "
+        "grpc://host:port for an AgentHost (the same as serve --agent grpc://…).",
+    ),
+) -> None:
+    """Serve a remote agent (A2A, or AgentHost) over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI."""
+    from trpc_bridge.client import RemoteAgentError
+
+    try:
+        run_until_interrupted(run_proxy(upstream, options, typer.echo))
+    except RemoteAgentError as exc:
+        typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
+        raise typer.Exit(1) from exc

@@ -24,7 +24,7 @@ def load_agent(spec: str) -> Agent:
     if spec.startswith("grpc://"):
         raise AgentLoadError(f"{spec} needs a connection: use opened_agent")
     if spec == "demo":
-        from trpc_bridge.demo_agent import demo_agent
+        from trpc_bridge.agents.demo import demo_agent
 
         return demo_agent()
     module_name, sep, attr = spec.partition(":")
