@@ -41,13 +41,14 @@ from trpc_bridge.codecs.agent_proto import (
     request_to_proto,
 )
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import USER_ID_HEADER
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.v1 import agent_pb2 as pb
 from trpc_bridge.v1 import agent_pb2_grpc
 
 SCHEME = "grpc"
 #: The identity metadata key, the same one the bridge reads on its own gRPC port.
-USER_ID_METADATA = "x-user-id"
+USER_ID_METADATA = USER_ID_HEADER.lower()
 #: Longest error detail from the sidecar copied into the run_error message.
 _DETAIL_CHARS = 300
 _CHANNEL_OPTIONS = [

@@ -73,6 +73,18 @@ class Process:
     proc: subprocess.Popen[str]
     url: str
     logs: list[dict[str, Any]] = field(default_factory=list)
+    #: Every stdout line so far (trpc-bridge's endpoint list, …).
+    stdout: list[str] = field(default_factory=list)
+
+    def grpc_address(self, timeout: float = 10.0) -> str:
+        """``host:port`` of the ``gRPC`` line trpc-bridge prints with its endpoints."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.stdout):
+                if line.startswith("gRPC"):
+                    return line.split()[1]
+            time.sleep(0.02)
+        raise AssertionError(f"no gRPC line in {timeout}s; saw {self.stdout}")
 
     def wait_for_log(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -98,13 +110,14 @@ def _collect_stderr(process: Process) -> None:
 _LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+((?:http|grpc)://\S+?)/?(?:\s|$)")
 
 
-def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    """The base URL the peer reports on stdout; the rest of stdout is drained."""
+def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 30.0) -> str:
+    """The base URL the peer reports on stdout; every line is kept in ``lines``."""
     found: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
+            lines.append(line.strip())
             match = _LISTENING.match(line.strip())
             if match:
                 found.put(match.group(1) + "/")
@@ -127,7 +140,8 @@ def running(cmd: list[str]) -> Iterator[Process]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        process = Process(proc=proc, url=_read_url(proc))
+        stdout: list[str] = []
+        process = Process(proc=proc, url=_read_url(proc, stdout), stdout=stdout)
         threading.Thread(target=_collect_stderr, args=(process,), daemon=True).start()
         yield process
     finally:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from peers import (
+    AGENTHOST,
     AGENTHOST_DIR,
     Process,
     agenthost_server,
@@ -182,3 +183,44 @@ def test_a_sidecar_that_is_gone_is_a_failed_run(agenthost: Path, gopeer: Path) -
         result = go_call(bridge.url, "weather?", stream=False, timeout=60)
         assert result.returncode == 0, result.logs
         assert "is unreachable (no connection within 1s)" in _failure(result.events)["message"]
+
+
+def _agenthost_call(address: str, message: str, *flags: str) -> list[dict[str, Any]]:
+    """``agenthost call``: the Go AgentHost client; its events, ids and times normalised."""
+    result = subprocess.run(
+        [str(AGENTHOST), "call", "--target", address, "--message", message, *flags],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    for event in events:
+        event.pop("event_id", None)
+        event.pop("timestamp", None)
+    return _comparable(events)
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_go_agenthost_client_gets_the_models_events_from_the_bridge(
+    bridges: dict[str, Process], prompt: str
+) -> None:
+    """A Go program runs the bridge's agents over AgentHost, without A2A: the Python demo
+    agent, and the Go sidecar through the bridge, give what the Go sidecar gives."""
+    sidecar = bridges["sidecar"].url.removeprefix("grpc://").rstrip("/")
+    direct = _agenthost_call(sidecar, prompt)
+    assert direct == _agenthost_call(bridges["demo"].grpc_address(), prompt)
+    assert direct == _agenthost_call(bridges["over_go"].grpc_address(), prompt, "--user", "ann")
+    run = bridges["sidecar"].wait_for_log(
+        lambda line: line.get("text") == prompt and line.get("x-user-id") == "ann"
+    )
+    assert run["user_id"] == "ann"
+
+
+def test_a_go_agenthost_client_that_cancels_cancels_through_the_bridge(
+    agenthost: Path,
+) -> None:
+    with agenthost_server("--delay", "200ms") as sidecar, bridge_server(sidecar.url) as bridge:
+        _agenthost_call(bridge.grpc_address(), "weather?", "--cancel-after", "2")
+        sidecar.wait_for_log(lambda line: line.get("log") == "canceled", timeout=30)
