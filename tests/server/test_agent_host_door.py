@@ -73,7 +73,7 @@ async def _run_raw(
     address: str, request: pb.AgentRequest, metadata: list[tuple[str, str]]
 ) -> list[AgentEvent]:
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = agent_pb2_grpc.AgentHostStub(channel)
+        stub = agent_pb2_grpc.AgentHostStub(channel)  # type: ignore[no-untyped-call]
         return [event_from_proto(m) async for m in stub.Run(request, metadata=metadata)]
 
 
@@ -151,7 +151,8 @@ async def test_a_caller_that_cancels_stops_the_agent() -> None:
     started, stopped = asyncio.Event(), asyncio.Event()
     async with BridgeServer(blocking_agent(started, stopped)) as server:
         async with grpc.aio.insecure_channel(server.grpc_address) as channel:
-            call = agent_pb2_grpc.AgentHostStub(channel).Run(pb.AgentRequest(text="wait"))
+            stub = agent_pb2_grpc.AgentHostStub(channel)  # type: ignore[no-untyped-call]
+            call = stub.Run(pb.AgentRequest(text="wait"))
             assert (await call.read()).choices[0].delta.content == "first"
             await asyncio.wait_for(started.wait(), 20)
             call.cancel()
