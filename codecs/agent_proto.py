@@ -178,9 +178,10 @@ def info_to_proto(name: str, description: str, skills: Iterable[Skill]) -> pb.Ag
 
 
 # --- proto → model ------------------------------------------------------------------------
-# Events are built with model_construct: the proto's types already are the model's field
-# types (str, bool, int, bytes), so the one thing validation would add, the content part
-# type, is checked here, at a third of the cost on the per-event path.
+# Built with the validating constructors: pydantic's model_construct is far slower here
+# (about a millisecond a call against a few microseconds), and the proto's types already
+# are the model's, so validation costs little. The content part type is checked first, for
+# a precise message.
 
 
 def _part_from_proto(part: pb.ContentPart) -> ContentPart:
@@ -189,7 +190,7 @@ def _part_from_proto(part: pb.ContentPart) -> ContentPart:
         raise ProtoModelError(
             f"content part type {part.type!r} is not one of {', '.join(sorted(_PART_TYPES))}"
         )
-    return ContentPart.model_construct(
+    return ContentPart(
         type=cast(ContentPartType, kind),
         text=part.text,
         data=part.data if part.HasField("data") else None,
@@ -200,17 +201,15 @@ def _part_from_proto(part: pb.ContentPart) -> ContentPart:
 
 
 def _message_from_proto(message: pb.ChatMessage) -> ChatMessage:
-    return ChatMessage.model_construct(
+    return ChatMessage(
         role=message.role,
         content=message.content,
         reasoning_content=message.reasoning_content,
         tool_calls=[
-            ToolCall.model_construct(
+            ToolCall(
                 id=call.id,
                 type=call.type,
-                function=FunctionCall.model_construct(
-                    name=call.function.name, arguments=call.function.arguments
-                ),
+                function=FunctionCall(name=call.function.name, arguments=call.function.arguments),
             )
             for call in message.tool_calls
         ],
@@ -221,16 +220,20 @@ def _message_from_proto(message: pb.ChatMessage) -> ChatMessage:
 
 
 def _choice_from_proto(choice: pb.Choice) -> Choice:
-    return Choice.model_construct(
+    # A choice has a message or a delta, rarely both: reading the absent one would build
+    # its (empty) proto only to copy nothing from it.
+    return Choice(
         index=choice.index,
-        message=_message_from_proto(choice.message),
-        delta=_message_from_proto(choice.delta),
+        message=_message_from_proto(choice.message)
+        if choice.HasField("message")
+        else ChatMessage(),
+        delta=_message_from_proto(choice.delta) if choice.HasField("delta") else ChatMessage(),
         finish_reason=choice.finish_reason if choice.HasField("finish_reason") else None,
     )
 
 
 def _error_from_proto(error: pb.ResponseError) -> ResponseError:
-    return ResponseError.model_construct(
+    return ResponseError(
         type=error.type,
         message=error.message,
         code=error.code if error.HasField("code") else None,
@@ -246,7 +249,7 @@ def timestamp_from_proto(stamp: Timestamp) -> float:
 
 def event_from_proto(message: pb.AgentEvent) -> AgentEvent:
     """The model event of ``message``; :class:`ProtoModelError` if it violates the model."""
-    return AgentEvent.model_construct(
+    return AgentEvent(
         id=message.id,
         object=message.object,
         choices=[_choice_from_proto(choice) for choice in message.choices],
