@@ -5,7 +5,9 @@ identity and trace reach the sidecar; a caller that goes away cancels the sideca
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 
 import pytest
 from agenthost_sidecar import Script, ScriptedSidecar, serving
@@ -59,13 +61,7 @@ async def test_the_callers_trace_reaches_the_sidecar() -> None:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     sidecar = ScriptedSidecar()
-    options = ServerOptions(tracer_provider=provider)
-    async with (
-        serving(sidecar) as url,
-        await GrpcAgent.connect(url, tracer_provider=provider) as agent,
-        BridgeServer(agent, options) as server,
-        await RemoteAgent.connect(server.base_url, tracer_provider=provider) as remote,
-    ):
+    async with _a2a_caller_of(sidecar, provider) as remote:
         assert [e async for e in remote.run(AgentRequest(text="weather?"))]
     spans = exporter.get_finished_spans()
     [to_sidecar] = [s for s in spans if s.kind == SpanKind.CLIENT and s.parent is not None]
@@ -81,14 +77,23 @@ async def test_the_callers_trace_reaches_the_sidecar() -> None:
     assert any(s.parent and s.parent.span_id == to_sidecar.context.span_id for s in tools)
 
 
-async def test_a_caller_that_goes_away_cancels_the_sidecars_run() -> None:
-    sidecar = ScriptedSidecar(Script(delay=0.1))
+@contextlib.asynccontextmanager
+async def _a2a_caller_of(
+    sidecar: ScriptedSidecar, provider: TracerProvider | None = None
+) -> AsyncIterator[RemoteAgent]:
+    """An A2A client of the bridge serving ``sidecar`` (``serve --agent grpc://…``)."""
     async with (
         serving(sidecar) as url,
-        await GrpcAgent.connect(url) as agent,
-        BridgeServer(agent) as server,
-        await RemoteAgent.connect(server.base_url) as remote,
+        await GrpcAgent.connect(url, tracer_provider=provider) as agent,
+        BridgeServer(agent, ServerOptions(tracer_provider=provider)) as server,
+        await RemoteAgent.connect(server.base_url, tracer_provider=provider) as remote,
     ):
+        yield remote
+
+
+async def test_a_caller_that_goes_away_cancels_the_sidecars_run() -> None:
+    sidecar = ScriptedSidecar(Script(delay=0.1))
+    async with _a2a_caller_of(sidecar) as remote:
         events = remote.run(AgentRequest(text="weather?"))
         await anext(events)
         await events.aclose()  # type: ignore[attr-defined]
@@ -97,12 +102,7 @@ async def test_a_caller_that_goes_away_cancels_the_sidecars_run() -> None:
 
 async def test_a_misbehaving_sidecar_is_a_failed_task_for_the_caller() -> None:
     sidecar = ScriptedSidecar(Script(invalid_after=1))
-    async with (
-        serving(sidecar) as url,
-        await GrpcAgent.connect(url) as agent,
-        BridgeServer(agent) as server,
-        await RemoteAgent.connect(server.base_url) as remote,
-    ):
+    async with _a2a_caller_of(sidecar) as remote:
         events = [e async for e in remote.run(AgentRequest(text="weather?"))]
     last = events[-1]
     assert last.is_terminal_error() and last.error is not None

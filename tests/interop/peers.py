@@ -41,10 +41,10 @@ def go_env() -> dict[str, str]:
     return env
 
 
-def go_build(directory: Path, binary: Path) -> Path:
-    """Build a Go program of interop/; a build failure is a test failure, not a skip."""
-    result = subprocess.run(
-        ["go", "build", "-o", str(binary), "."],
+def go(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``go ARGS`` in a module of interop/ (its output captured)."""
+    return subprocess.run(
+        ["go", *args],
         cwd=directory,
         env=go_env(),
         capture_output=True,
@@ -52,6 +52,11 @@ def go_build(directory: Path, binary: Path) -> Path:
         timeout=900,
         check=False,
     )
+
+
+def go_build(directory: Path, binary: Path) -> Path:
+    """Build a Go program of interop/; a build failure is a test failure, not a skip."""
+    result = go(directory, "build", "-o", str(binary), ".")
     if result.returncode != 0:
         where = directory.relative_to(ROOT)
         raise RuntimeError(f"go build of {where} failed:\n{result.stderr[-4000:]}")

@@ -23,8 +23,8 @@ from peers import (
     Process,
     agenthost_server,
     bridge_server,
+    go,
     go_call,
-    go_env,
     normalise,
     stop,
 )
@@ -55,19 +55,11 @@ def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
         yield {"sidecar": sidecar, "over_go": over_go, "demo": demo}
 
 
-@pytest.mark.parametrize("command", [["go", "vet", "./..."], ["go", "test", "./..."]])
+@pytest.mark.parametrize("command", [["vet", "./..."], ["test", "./..."]])
 def test_go_side_of_the_contract(agenthost: Path, command: list[str]) -> None:
     """``go test``: the golden vector P01 parses and re-serialises byte for byte in Go;
     ``go vet`` also compiles the README's example (``example/``)."""
-    result = subprocess.run(
-        command,
-        cwd=AGENTHOST_DIR,
-        env=go_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    result = go(AGENTHOST_DIR, *command)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
