@@ -12,9 +12,8 @@ from collections.abc import AsyncIterator
 import pytest
 from agenthost_sidecar import Script, ScriptedSidecar, serving
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from span_capture import in_memory_tracing
 
 from trpc_bridge.agent import Agent
 from trpc_bridge.agents.demo import demo_agent
@@ -57,9 +56,8 @@ async def test_a2a_callers_see_the_same_events_as_from_the_agent_in_process(
 
 async def test_the_callers_trace_reaches_the_sidecar() -> None:
     set_w3c_propagator()
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing = in_memory_tracing()
+    provider, exporter = tracing.provider, tracing.exporter
     sidecar = ScriptedSidecar()
     async with _a2a_caller_of(sidecar, provider) as remote:
         assert [e async for e in remote.run(AgentRequest(text="weather?"))]

@@ -4,16 +4,15 @@ precise errors for messages that violate the model."""
 from __future__ import annotations
 
 import base64
-import json
 import math
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vector_files import VECTORS, load_vector
 
 from trpc_bridge.agent import Skill
 from trpc_bridge.codecs.agent_proto import (
@@ -39,7 +38,7 @@ from trpc_bridge.events import (
 )
 from trpc_bridge.v1 import agent_pb2 as pb
 
-VECTOR = Path(__file__).parents[1] / "vectors" / "P01-agent-proto.json"
+VECTOR = VECTORS / "P01-agent-proto.json"
 
 _text = st.text(max_size=12)
 _int32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
@@ -200,11 +199,7 @@ def test_what_a_foreign_agent_may_leave_out() -> None:
     assert event.choices[0].delta == ChatMessage()
 
 
-def _vector() -> dict[str, Any]:
-    return json.loads(VECTOR.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-
-
-@pytest.mark.parametrize("case", _vector()["cases"], ids=lambda case: case["name"])
+@pytest.mark.parametrize("case", load_vector(VECTOR)["cases"], ids=lambda case: case["name"])
 def test_golden_vector(case: dict[str, Any]) -> None:
     """The model JSON encodes to exactly these bytes (deterministic serialisation), whose
     proto JSON is the readable form; the bytes decode back to the model event."""

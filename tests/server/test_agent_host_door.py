@@ -10,10 +10,8 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
+from span_capture import in_memory_tracing
 
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.demo import demo_agent
@@ -161,9 +159,8 @@ async def test_a_caller_that_cancels_stops_the_agent() -> None:
 
 async def test_the_callers_trace_parents_the_server_span() -> None:
     set_w3c_propagator()
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracing = in_memory_tracing()
+    provider, exporter = tracing.provider, tracing.exporter
     metadata = [("traceparent", f"00-{_TRACE_ID}-00f067aa0ba902b7-01")]
     options = ServerOptions(tracer_provider=provider)
     async with BridgeServer(demo_agent(), options) as server:
