@@ -12,6 +12,10 @@ Then what a caller of the bridge sees: the same agent served by a ``BridgeServer
 process, in process vs over gRPC, read by an A2A JSON-RPC client (``RemoteAgent``). And
 the conversion alone (model → proto → bytes → proto → model), its share of the gRPC cost.
 
+Costs are CPU time of both processes (this one and the sidecar, from /proc), the best of
+several rounds, the two sides alternating: on a shared 2-core machine wall-clock time
+mostly measures the other jobs. Wall-clock events/s are printed too.
+
 Run: ``make bench`` (or ``.venv/bin/python bench/agenthost.py``).
 """
 
@@ -19,13 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from codec import best_of, event_mix
+from codec import event_mix
 
 from trpc_bridge.agent import Agent, FunctionAgent
 from trpc_bridge.client import RemoteAgent
@@ -38,6 +44,7 @@ from trpc_bridge.v1 import agent_pb2 as pb
 MIXES_PER_RUN = 20
 ROUNDS = 5
 HERE = Path(__file__).resolve().parent
+_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def mix_agent() -> FunctionAgent:
@@ -51,14 +58,29 @@ def mix_agent() -> FunctionAgent:
     return FunctionAgent(name="mix", description="bench/codec.py's event mix", fn=run)
 
 
-async def best_async(fn: Callable[[], Awaitable[int]], rounds: int = ROUNDS) -> tuple[float, int]:
-    """The fastest of ``rounds`` runs, and how many events a run gave."""
-    best, count = float("inf"), 0
-    for _ in range(rounds):
-        start = time.perf_counter()
-        count = await fn()
-        best = min(best, time.perf_counter() - start)
-    return best, count
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) of this process, plus of process ``pid`` if given."""
+    total = time.process_time()
+    if pid is not None:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+    return total
+
+
+@dataclass
+class Cost:
+    """The best round of one way of running the agent."""
+
+    cpu: float = float("inf")
+    wall: float = float("inf")
+    #: Events the reader received in a round.
+    received: int = 0
+
+    async def measure(self, run: Callable[[], Awaitable[int]], pid: int | None) -> None:
+        cpu, wall = cpu_seconds(pid), time.perf_counter()
+        self.received = await run()
+        self.wall = min(self.wall, time.perf_counter() - wall)
+        self.cpu = min(self.cpu, cpu_seconds(pid) - cpu)
 
 
 async def iterate(agent: Agent) -> int:
@@ -66,8 +88,9 @@ async def iterate(agent: Agent) -> int:
 
 
 @contextlib.contextmanager
-def sidecar() -> Iterator[str]:
-    """``trpc-bridge serve`` of :func:`mix_agent` in its own process; its gRPC address."""
+def sidecar() -> Iterator[tuple[str, int]]:
+    """``trpc-bridge serve`` of :func:`mix_agent` in its own process: its gRPC address
+    and pid."""
     cli = Path(sys.executable).parent / "trpc-bridge"
     cmd = [str(cli), "serve", "--agent", "agenthost:mix_agent", "--port", "0", "--grpc-port", "0"]
     proc = subprocess.Popen(cmd, cwd=HERE, stdout=subprocess.PIPE, text=True)
@@ -75,7 +98,7 @@ def sidecar() -> Iterator[str]:
         assert proc.stdout is not None
         for line in proc.stdout:
             if line.startswith("gRPC"):
-                yield line.split()[1]
+                yield line.split()[1], proc.pid
                 break
         else:
             raise RuntimeError(f"the sidecar exited with {proc.wait()}")
@@ -90,52 +113,58 @@ def convert(events: list[AgentEvent]) -> int:
     return len(events)
 
 
-async def through_bridge(local: Agent, remote: Agent) -> tuple[tuple[float, int], ...]:
-    """An A2A JSON-RPC caller of a BridgeServer serving each agent: the best run of each
-    and how many events the caller received, alternating rounds so that both see the same
-    machine load. The bridge coalesces text deltas for a consumer slower than the agent:
-    an agent in process outruns the caller more, so its caller receives fewer events."""
-    async with (
-        BridgeServer(local) as local_server,
-        BridgeServer(remote) as remote_server,
-        await RemoteAgent.connect(local_server.base_url) as local_a2a,
-        await RemoteAgent.connect(remote_server.base_url) as remote_a2a,
-    ):
-        best = {local_a2a: (float("inf"), 0), remote_a2a: (float("inf"), 0)}
-        for _ in range(ROUNDS):
-            for a2a in best:
-                best[a2a] = min(best[a2a], await best_async(lambda: iterate(a2a), 1))  # noqa: B023
-        return best[local_a2a], best[remote_a2a]
+async def compare(
+    local: Callable[[], Awaitable[int]], remote: Callable[[], Awaitable[int]], pid: int
+) -> tuple[Cost, Cost]:
+    """The same work with the agent in process and over gRPC, rounds alternating."""
+    in_process, over_grpc = Cost(), Cost()
+    for _ in range(ROUNDS):
+        await in_process.measure(local, None)
+        await over_grpc.measure(remote, pid)
+    return in_process, over_grpc
 
 
-def line(label: str, seconds: float, events: int) -> None:
-    print(f"{label:<44}{events / seconds:12,.0f} events/s {seconds / events * 1e6:9.2f} µs/event")
+def line(label: str, cost: Cost, events: int) -> None:
+    print(
+        f"{label:<40}{cost.cpu / events * 1e6:9.2f} µs CPU/event"
+        f"{events / cost.wall:12,.0f} events/s wall"
+    )
 
 
 async def main() -> None:
     local = mix_agent()
-    in_process, n = await best_async(lambda: iterate(local))
-    events = event_mix() * MIXES_PER_RUN
-    converted = best_of(lambda: convert(events), rounds=ROUNDS)
-    with sidecar() as address:
+    n = len(event_mix() * MIXES_PER_RUN)
+    with sidecar() as (address, pid):
         async with await GrpcAgent.connect(f"grpc://{address}") as remote:
-            over_grpc, n_grpc = await best_async(lambda: iterate(remote))
-            (served_local, got_local), (served_grpc, got_grpc) = await through_bridge(local, remote)
-    assert n == n_grpc == len(events), (n, n_grpc)
-    print(f"agent events per run: {n}")
-    line("in process (iterate agent.run):", in_process, n)
-    line("over gRPC (GrpcAgent ← AgentHost process):", over_grpc, n)
-    line("conversion alone (to proto, bytes, back):", converted, n)
-    per_event = (over_grpc - in_process) / n * 1e6
-    print(f"gRPC cost per event: {per_event:.2f} µs (conversion {converted / n * 1e6:.2f} µs)")
-    print(f"ratio over gRPC / in process:              {over_grpc / in_process:10.1f}x")
-    line("A2A caller, agent in process:", served_local, n)
-    line("A2A caller, agent over gRPC:", served_grpc, n)
-    print(f"ratio for an A2A caller, gRPC / in process:{served_grpc / served_local:10.2f}x")
-    print(f"events the A2A caller received: {got_local} (in process), {got_grpc} (over gRPC)")
-    per_local, per_grpc = served_local / got_local, served_grpc / got_grpc
-    print(f"per received event: {per_local * 1e6:.0f} µs vs {per_grpc * 1e6:.0f} µs")
-    print(f"ratio per received event, gRPC / in process:{per_grpc / per_local:9.2f}x")
+            direct = await compare(lambda: iterate(local), lambda: iterate(remote), pid)
+            async with (
+                BridgeServer(local) as local_server,
+                BridgeServer(remote) as remote_server,
+                await RemoteAgent.connect(local_server.base_url) as local_a2a,
+                await RemoteAgent.connect(remote_server.base_url) as remote_a2a,
+            ):
+                served = await compare(lambda: iterate(local_a2a), lambda: iterate(remote_a2a), pid)
+    conversion = Cost()
+    await conversion.measure(lambda: asyncio.sleep(0, convert(event_mix() * MIXES_PER_RUN)), None)
+    assert direct[0].received == direct[1].received == n, direct
+    print(f"agent events per run: {n}; CPU of both processes, best of {ROUNDS} rounds")
+    line("in process (iterate agent.run):", direct[0], n)
+    line("over gRPC (GrpcAgent ← AgentHost):", direct[1], n)
+    line("conversion alone (proto and back):", conversion, n)
+    extra = (direct[1].cpu - direct[0].cpu) / n * 1e6
+    print(
+        f"gRPC cost per event: {extra:.1f} µs CPU, {direct[1].cpu / direct[0].cpu:.0f}x in process"
+    )
+    line("A2A caller, agent in process:", served[0], n)
+    line("A2A caller, agent over gRPC:", served[1], n)
+    print(f"ratio for an A2A caller, gRPC / in process: {served[1].cpu / served[0].cpu:.2f}x")
+    # The bridge coalesces text deltas for a consumer slower than the agent: an agent in
+    # process outruns the caller more, so its caller receives fewer, larger events.
+    received = served[0].received, served[1].received
+    per = served[0].cpu / received[0], served[1].cpu / received[1]
+    print(f"events the A2A caller received: {received[0]} (in process), {received[1]} (gRPC)")
+    print(f"per received event: {per[0] * 1e6:.0f} vs {per[1] * 1e6:.0f} µs CPU", end=" ")
+    print(f"(ratio {per[1] / per[0]:.2f}x)")
 
 
 if __name__ == "__main__":
