@@ -115,7 +115,7 @@ def _collect_stderr(process: Process) -> None:
 _LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+((?:http|grpc)://\S+?)/?(?:\s|$)")
 
 
-def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 30.0) -> str:
+def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 120.0) -> str:
     """The base URL the peer reports on stdout; every line is kept in ``lines``."""
     found: queue.Queue[str | None] = queue.Queue()
 
@@ -139,11 +139,14 @@ def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 30
 
 
 @contextlib.contextmanager
-def running(cmd: list[str]) -> Iterator[Process]:
+def running(cmd: list[str], *, cwd: Path | None = None) -> Iterator[Process]:
     """Run ``cmd`` (a server that binds port 0 and reports its URL on stdout: no port
-    races); stop it on exit."""
+    races); stop it on exit. The start-up bound is generous: a loaded CI machine takes
+    tens of seconds to import a Python server (liveness, not speed)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+    )
     try:
         stdout: list[str] = []
         process = Process(proc=proc, url=_read_url(proc, stdout), stdout=stdout)
