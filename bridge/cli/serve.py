@@ -20,7 +20,7 @@ def serve(
     options: ServerOptions,
     agent: str = typer.Option(
         "demo",
-        help="'demo', 'package.module:attr' (an Agent or factory), or grpc://host:port "
+        help="'demo', 'tck', 'package.module:attr' (an Agent or factory), or grpc://host:port "
         "(an AgentHost in any language; ?timeout=&idle_timeout=&connect_timeout= seconds).",
     ),
 ) -> None:

@@ -23,7 +23,7 @@ from trpc_bridge.cli import app
         ("nosuch_module_xyz:agent", "cannot import 'nosuch_module_xyz'"),
         ("trpc_bridge.agents.scenarios:nothing", "has no attribute 'nothing'"),
         ("trpc_bridge.agents.scenarios:SCRIPTS", "is not an Agent"),
-        ("no-colon", "must be 'demo', 'module:attr' or 'grpc://host:port'"),
+        ("no-colon", "must be 'demo', 'tck', 'module:attr' or 'grpc://host:port'"),
     ],
 )
 def test_serve_rejects_unusable_agents(spec: str, message: str) -> None:
