@@ -208,7 +208,7 @@ class E2AResponse(BaseModel):
         raw = dict(_mapping(data, "E2A response"))
         if "channel" not in raw and "channel_id" in raw:
             raw["channel"] = raw["channel_id"]
-        missing = [k for k in _REQUIRED_RESPONSE_KEYS if raw.get(k) is None]
+        missing = [k for k in _READ_REQUIRED_KEYS if raw.get(k) is None]
         if missing:
             raise E2AFormatError(f"E2A response: missing required field(s) {', '.join(missing)}")
         check_protocol_version(raw.get("protocol_version"))
@@ -235,6 +235,17 @@ _REQUIRED_RESPONSE_KEYS = (
     "timestamp",
     "provenance",
     "body",
+)
+#: Of those, the ones a reader cannot default: ``protocol_version`` (1.0), ``provenance``
+#: (native E2A) and ``body`` (empty) can be.
+_READ_REQUIRED_KEYS = (
+    "response_id",
+    "request_id",
+    "sequence",
+    "is_final",
+    "status",
+    "response_kind",
+    "timestamp",
 )
 
 

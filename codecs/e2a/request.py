@@ -44,7 +44,9 @@ def envelope_to_agent_request(envelope: E2AEnvelope) -> AgentRequest:
                 part = _block_part(block, f"prompt[{index}]")
                 if part is not None:
                     parts.append(part)
-    parts.extend(_file_parts(params))
+    # A2A files are both content blocks and ``files`` entries: one part per URL.
+    linked = {p.url for p in parts if p.url}
+    parts.extend(p for p in _file_parts(params) if p.url not in linked)
     message = params.get("message")
     metadata = message.get("metadata") if isinstance(message, Mapping) else None
     version = metadata.get("interaction_spec_version") if isinstance(metadata, Mapping) else None
