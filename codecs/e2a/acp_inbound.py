@@ -99,7 +99,7 @@ def envelope_from_acp_jsonrpc(
 def _update_kind(params: Mapping[str, Any]) -> str:
     update = params.get("update")
     kind = update.get("sessionUpdate") if isinstance(update, Mapping) else None
-    if not isinstance(kind, str) or not kind:
+    if not isinstance(update, Mapping) or not isinstance(kind, str) or not kind:
         raise E2AFormatError("ACP session/update: update.sessionUpdate is missing")
     update_model(update)  # a known kind must be well formed; an unknown one passes
     return kind

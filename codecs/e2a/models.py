@@ -109,7 +109,8 @@ class E2AAuth(BaseModel):
     bearer_token: SecretStr | None = None
     api_key_ref: str | None = None
     credential_ref: str | None = None
-    extra_headers: dict[str, str] = Field(default_factory=dict)
+    #: Out of ``repr`` as a whole: header values are often credentials too.
+    extra_headers: dict[str, str] = Field(default_factory=dict, repr=False)
     meta: dict[str, Any] = Field(default_factory=dict, alias="_meta")
 
     @field_serializer("bearer_token")
