@@ -129,13 +129,14 @@ class ResponseSequencer:
 class StreamChecker:
     """Checks the sequence / final rules over the responses of any number of requests.
 
-    It remembers each finished request id so that a second final record is caught; use
-    one checker per connection or log, not one for a process's lifetime.
+    It remembers finished request ids so that a second final record is caught: the last
+    ``remember`` of them, so that a long-lived checker (a wire log) stays bounded.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, remember: int = 10_000) -> None:
         self._next: dict[str, int] = {}
-        self._finished: set[str] = set()
+        self._finished: dict[str, None] = {}  # insertion-ordered: the oldest goes first
+        self._remember = remember
 
     def check(self, response: E2AResponse) -> None:
         rid = response.request_id
@@ -151,7 +152,9 @@ class StreamChecker:
                 " (sequences go 0, 1, 2, … per request)"
             )
         if response.is_final:
-            self._finished.add(rid)
+            self._finished[rid] = None
+            if len(self._finished) > self._remember:
+                del self._finished[next(iter(self._finished))]
             self._next.pop(rid, None)
         else:
             self._next[rid] = expected + 1
