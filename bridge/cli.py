@@ -255,3 +255,48 @@ def proxy(
     except RemoteAgentError as exc:
         typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
         raise typer.Exit(1) from exc
+
+
+@app.command()
+def acp(
+    agent: str = typer.Option(
+        "", help="A local Python agent: 'demo' or 'package.module:attr' (an Agent or factory)."
+    ),
+    upstream: str = typer.Option(
+        "", help="Or a remote A2A agent's base URL (e.g. a trpc-agent-go server)."
+    ),
+    user: str = typer.Option(
+        "anonymous", help="The user id the agent sees (sent upstream as X-User-ID)."
+    ),
+    wire_log: str = typer.Option(
+        "", "--wire-log", help="Append every E2A response as one JSON line to this file."
+    ),
+) -> None:
+    """Run the agent as an ACP (Agent Client Protocol) agent on stdio, for editors."""
+    import asyncio
+
+    from trpc_bridge.acp.stdio import serve_acp, serve_acp_upstream
+    from trpc_bridge.client import RemoteAgentError
+    from trpc_bridge.server.loader import AgentLoadError, load_agent
+
+    if bool(agent) == bool(upstream):
+        typer.echo("error: give exactly one of --agent and --upstream", err=True)
+        raise typer.Exit(2)
+    user_id = user.strip()
+    if not user_id or len(user_id) > 255:
+        typer.echo("error: --user must be 1 to 255 characters", err=True)
+        raise typer.Exit(2)
+    try:
+        if upstream:
+            main = serve_acp_upstream(upstream, user_id=user_id, wire_log=wire_log or None)
+        else:
+            main = serve_acp(load_agent(agent), user_id=user_id, wire_log=wire_log or None)
+        asyncio.run(main)
+    except AgentLoadError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    except RemoteAgentError as exc:
+        typer.echo(f"cannot reach {upstream}: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    except KeyboardInterrupt:
+        pass
