@@ -275,10 +275,6 @@ def acp(
     """Run the agent as an ACP (Agent Client Protocol) agent on stdio, for editors."""
     import asyncio
 
-    from trpc_bridge.acp.stdio import serve_acp, serve_acp_upstream
-    from trpc_bridge.client import RemoteAgentError
-    from trpc_bridge.server.loader import AgentLoadError, load_agent
-
     if bool(agent) == bool(upstream):
         typer.echo("error: give exactly one of --agent and --upstream", err=True)
         raise typer.Exit(2)
@@ -286,13 +282,17 @@ def acp(
     if not user_id or len(user_id) > 255:
         typer.echo("error: --user must be 1 to 255 characters", err=True)
         raise typer.Exit(2)
+    from trpc_bridge.acp.stdio import StdioError, serve_acp, serve_acp_upstream
+    from trpc_bridge.client.card import RemoteAgentError
+    from trpc_bridge.server.loader import AgentLoadError, load_agent
+
     try:
         if upstream:
             main = serve_acp_upstream(upstream, user_id=user_id, wire_log=wire_log or None)
         else:
             main = serve_acp(load_agent(agent), user_id=user_id, wire_log=wire_log or None)
         asyncio.run(main)
-    except AgentLoadError as exc:
+    except (AgentLoadError, StdioError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except RemoteAgentError as exc:

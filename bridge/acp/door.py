@@ -72,10 +72,17 @@ class AcpDoor:
         self._sessions: dict[str, _Session] = {}
 
     async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
-        """The ``acp.connection.Connection`` method handler."""
+        """The ``acp.connection.Connection`` method handler. Bad params are answered
+        ``-32602`` with what is wrong (never the SDK's catch-all, which would put any
+        exception's text on the wire)."""
         if params is not None and not isinstance(params, dict):
             raise RequestError.invalid_params({"details": "params must be an object"})
-        params = params or {}
+        try:
+            return await self._dispatch(method, params or {}, is_notification)
+        except E2AError as exc:
+            raise RequestError.invalid_params({"details": str(exc)}) from None
+
+    async def _dispatch(self, method: str, params: dict[str, Any], is_notification: bool) -> Any:
         if method == "initialize":
             return self._initialize(params)
         if method == "authenticate":
@@ -122,11 +129,8 @@ class AcpDoor:
 
     async def _prompt(self, params: dict[str, Any]) -> Any:
         call = {"jsonrpc": "2.0", "method": "session/prompt", "params": params}
-        try:
-            envelope = envelope_from_acp_jsonrpc(call, user_id=self._user_id)
-            request = envelope_to_agent_request(envelope)
-        except E2AError as exc:
-            raise RequestError.invalid_params({"details": str(exc)}) from None
+        envelope = envelope_from_acp_jsonrpc(call, user_id=self._user_id)
+        request = envelope_to_agent_request(envelope)
         session = self._sessions.get(envelope.session_id or "")
         if session is None:
             raise RequestError.invalid_params({"details": "unknown sessionId"})

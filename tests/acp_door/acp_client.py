@@ -1,0 +1,102 @@
+"""An ACP client (the ``agent-client-protocol`` package's client side) that starts
+``trpc-bridge acp …`` as editors do and records what it is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
+from acp.core import ClientSideConnection
+from acp.schema import ClientCapabilities, Implementation
+
+TRPC_BRIDGE = Path(sys.executable).parent / "trpc-bridge"
+HERE = Path(__file__).parent
+
+
+@dataclass
+class Recorder:
+    """The client side: keeps every ``session/update`` as ACP JSON."""
+
+    updates: list[dict[str, Any]] = field(default_factory=list)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(
+            {
+                "sessionId": session_id,
+                **update.model_dump(mode="json", by_alias=True, exclude_none=True),
+            }
+        )
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise RequestError.method_not_found("session/request_permission")
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    def take(self) -> list[dict[str, Any]]:
+        taken, self.updates = self.updates, []
+        return taken
+
+
+@dataclass
+class Door:
+    conn: ClientSideConnection
+    client: Recorder
+    stderr: list[str]
+
+    def logs(self) -> list[dict[str, Any]]:
+        out = []
+        for line in self.stderr:
+            with contextlib.suppress(ValueError):
+                parsed = json.loads(line)
+                if isinstance(parsed, dict):
+                    out.append(parsed)
+        return out
+
+    async def new_session(self) -> str:
+        return (await self.conn.new_session(cwd=str(HERE), mcp_servers=[])).session_id
+
+
+@contextlib.asynccontextmanager
+async def acp_door(*args: str) -> AsyncIterator[Door]:
+    """``trpc-bridge acp ARGS`` started, initialized, and stopped at the end."""
+    client = Recorder()
+    async with spawn_agent_process(client, str(TRPC_BRIDGE), "acp", *args, cwd=HERE) as (
+        conn,
+        proc,
+    ):
+        stderr: list[str] = []
+
+        async def drain() -> None:  # a full stderr pipe would block the door
+            assert proc.stderr is not None
+            async for line in proc.stderr:
+                stderr.append(line.decode(errors="replace"))
+
+        drainer = asyncio.create_task(drain())
+        try:
+            await asyncio.wait_for(
+                conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(),
+                    client_info=Implementation(name="pytest", version="0"),
+                ),
+                timeout=60,
+            )
+            yield Door(conn, client, stderr)
+        finally:
+            drainer.cancel()
+
+
+def kinds(updates: list[dict[str, Any]]) -> list[str]:
+    return [u["sessionUpdate"] for u in updates]
+
+
+def text_of(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
+    return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)
