@@ -36,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
 
-pytest: $(STAMP) tests/agui_node/node_modules
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules
 	$(BIN)/python -m pytest -q
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
@@ -45,6 +45,12 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
+
+# @zed-industries/agent-client-protocol for the ACP client check of `trpc-bridge acp`.
+tests/acp_node/node_modules: tests/acp_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
 test: lint pytest
 

@@ -100,3 +100,31 @@ def kinds(updates: list[dict[str, Any]]) -> list[str]:
 
 def text_of(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
     return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)
+
+
+NODE_HARNESS = HERE.parent / "acp_node"
+
+
+async def node_client(args: list[str], turns: list[dict[str, Any]]) -> dict[str, Any]:
+    """``trpc-bridge acp ARGS`` driven by the TypeScript ACP client (``tests/acp_node``)."""
+    assert (NODE_HARNESS / "node_modules" / "@zed-industries").is_dir(), (
+        "run `make tests/acp_node/node_modules` (npm ci) first"
+    )
+    spec = {"command": [str(TRPC_BRIDGE), "acp", *args], "cwd": str(HERE), "turns": turns}
+    node = await asyncio.create_subprocess_exec(
+        "node",
+        str(NODE_HARNESS / "run.mjs"),
+        json.dumps(spec),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(node.communicate(), timeout=180)
+    assert node.returncode == 0, err.decode()[-2000:]
+    summary: dict[str, Any] = json.loads(out)
+    summary["stderr"] = err.decode(errors="replace")
+    return summary
+
+
+def node_updates(turn: dict[str, Any]) -> list[dict[str, Any]]:
+    """A turn's updates in the shape :class:`Recorder` keeps."""
+    return [{"sessionId": n["sessionId"], **n["update"]} for n in turn["updates"]]
