@@ -9,10 +9,16 @@ projection goes to the client: ``session/update`` notifications (``agent_message
 ``agent_thought_chunk``, ``tool_call`` / ``tool_call_update``) while the run streams, the
 answer to the prompt (``stopReason``, or a JSON-RPC error) from the final record.
 
+The agent runs through the server's one :class:`~trpc_bridge.server.runner.AgentRunner`,
+as behind every other door: identity (``--user``, the one ``X-User-ID`` rule), the SERVER
+``invoke_agent`` span under the trace context an ACP client puts in ``_meta``
+(``traceparent`` / ``tracestate`` / ``baggage``), tool spans, an agent exception as a
+``run_error`` that names only its type, the agent's iterator closed however the run ends.
+
 Sessions are A2A contexts: the ACP session id is the request's context id, so a remote
 trpc-agent-go agent keeps its conversation per ACP session. ``session/cancel`` stops the
-run: the agent's event iterator is closed (a :class:`RemoteAgent` then cancels its remote
-task) and the prompt is answered ``stopReason: cancelled``.
+run: the runner closes the agent's iterator (a :class:`RemoteAgent` then cancels its
+remote task) and the prompt is answered ``stopReason: cancelled``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +34,7 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 
 from trpc_bridge import __version__
 from trpc_bridge.acp.wire_log import E2AWireLog
-from trpc_bridge.agent import Agent, agent_failure_message, close_events
+from trpc_bridge.agent import closing_events
 from trpc_bridge.codecs.e2a import (
     E2AError,
     E2AEventEncoder,
@@ -40,11 +46,17 @@ from trpc_bridge.codecs.e2a import (
     envelope_to_agent_request,
 )
 from trpc_bridge.codecs.e2a.acp_schema import to_json, validated
-from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.events import AgentRequest
+from trpc_bridge.server.runner import AgentRunner, Caller, caller_of
 
 log = logging.getLogger(__name__)
 
 Notify = Callable[[str, Any], Awaitable[None]]
+
+#: ``Caller.transport`` of this door.
+TRANSPORT_ACP = "ACP"
+#: ``_meta`` keys that carry the W3C trace context (ACP's extensibility convention).
+_TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 
 
 @dataclass
@@ -59,13 +71,13 @@ class AcpDoor:
 
     def __init__(
         self,
-        agent: Agent,
+        runner: AgentRunner,
         notify: Notify,
         *,
         user_id: str,
         wire_log: E2AWireLog | None = None,
     ) -> None:
-        self._agent = agent
+        self._runner = runner
         self._notify = notify
         self._user_id = user_id
         self._wire_log = wire_log
@@ -109,7 +121,7 @@ class AcpDoor:
                 ),
             ),
             agent_info=schema.Implementation(
-                name="trpc-bridge", title=self._agent.name, version=__version__
+                name="trpc-bridge", title=self._runner.agent.name, version=__version__
             ),
             auth_methods=[],
         )
@@ -136,9 +148,10 @@ class AcpDoor:
             raise RequestError.invalid_params({"details": "unknown sessionId"})
         if session.running is not None:
             raise RequestError.invalid_request({"details": "a prompt is already running"})
+        caller = caller_of(self._headers(envelope.acp_meta), transport=TRANSPORT_ACP)
         encoder = E2AEventEncoder(ResponseSequencer(envelope))
         finals: list[E2AResponse] = []
-        session.running = asyncio.create_task(self._pump(request, encoder, finals))
+        session.running = asyncio.create_task(self._pump(request, caller, encoder, finals))
         try:
             completed = await _outcome(session.running)
         finally:
@@ -152,15 +165,27 @@ class AcpDoor:
             raise RequestError(error["code"], error["message"], error.get("data"))
         return answer["result"]
 
+    def _headers(self, meta: Mapping[str, Any]) -> dict[str, str]:
+        """The call as the runner reads it: identity, and the client's trace context."""
+        headers = {k: v for k in _TRACE_KEYS if isinstance(v := meta.get(k), str)}
+        headers["x-user-id"] = self._user_id
+        return headers
+
     async def _pump(
-        self, request: AgentRequest, encoder: E2AEventEncoder, finals: list[E2AResponse]
+        self,
+        request: AgentRequest,
+        caller: Caller,
+        encoder: E2AEventEncoder,
+        finals: list[E2AResponse],
     ) -> bool:
-        """Runs the agent, sending each record as it comes, the final one included."""
-        async for event in _agent_events(self._agent, request):
-            for record in encoder.encode(event):
-                await self._emit(record, finals)
-            if encoder.finished:
-                break
+        """Runs the agent, sending each record as it comes, the final one included. A
+        cancel (``session/cancel``) leaves the ``async with``, which closes the run."""
+        async with closing_events(self._runner.run(request, caller)) as events:
+            async for event in events:
+                for record in encoder.encode(event):
+                    await self._emit(record, finals)
+                if encoder.finished:
+                    break
         for record in encoder.close():
             await self._emit(record, finals)
         return True
@@ -185,16 +210,3 @@ async def _outcome(run: asyncio.Task[bool]) -> bool:
         if current is not None and current.cancelling():
             raise
         return False
-
-
-async def _agent_events(agent: Agent, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-    """The agent's events; an exception ends the run as a ``run_error`` event that names
-    only its type, and the agent's iterator is closed however the run ends."""
-    events = agent.run(request)
-    try:
-        async for event in events:
-            yield event
-    except Exception as exc:
-        yield AgentEvent.failure(agent_failure_message(agent.name, exc), type=ErrorType.RUN)
-    finally:
-        await close_events(events)

@@ -19,6 +19,7 @@ from acp.stdio import stdio_streams
 from trpc_bridge.acp.door import AcpDoor
 from trpc_bridge.acp.wire_log import E2AWireLog
 from trpc_bridge.agent import Agent
+from trpc_bridge.server.runner import AgentRunner
 
 #: Largest ACP message read (a prompt with images or embedded files can be large).
 MAX_MESSAGE_BYTES = 50 * 1024 * 1024
@@ -52,7 +53,7 @@ async def serve_acp(
         async def notify(method: str, params: Any) -> None:
             await connection.send_notification(method, params)
 
-        door = AcpDoor(agent, notify, user_id=user_id, wire_log=log)
+        door = AcpDoor(AgentRunner(agent), notify, user_id=user_id, wire_log=log)
         connection = Connection(door.handle, writer, reader, listening=False)
         try:
             await connection.main_loop()

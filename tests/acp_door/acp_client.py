@@ -10,9 +10,9 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
+from acp import PROTOCOL_VERSION, Client, RequestError, default_environment, spawn_agent_process
 from acp.core import ClientSideConnection
 from acp.schema import ClientCapabilities, Implementation
 
@@ -65,13 +65,17 @@ class Door:
 
 
 @contextlib.asynccontextmanager
-async def acp_door(*args: str) -> AsyncIterator[Door]:
-    """``trpc-bridge acp ARGS`` started, initialized, and stopped at the end."""
+async def acp_door(*args: str, env: dict[str, str] | None = None) -> AsyncIterator[Door]:
+    """``trpc-bridge acp ARGS`` started, initialized, and stopped at the end; ``env`` is
+    added to the trimmed environment an ACP client passes on."""
     client = Recorder()
-    async with spawn_agent_process(client, str(TRPC_BRIDGE), "acp", *args, cwd=HERE) as (
-        conn,
-        proc,
-    ):
+    environment = {**default_environment(), **(env or {})}
+    # Recorder implements the part of acp.Client that the door uses.
+    as_client = cast(Client, client)
+    spawned = spawn_agent_process(
+        as_client, str(TRPC_BRIDGE), "acp", *args, cwd=HERE, env=environment
+    )
+    async with spawned as (conn, proc):
         stderr: list[str] = []
 
         async def drain() -> None:  # a full stderr pipe would block the door

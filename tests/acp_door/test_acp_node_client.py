@@ -48,7 +48,7 @@ async def test_demo_agent_through_the_typescript_client() -> None:
 
 async def test_cancel_through_the_typescript_client() -> None:
     summary = await node_client(
-        ["--agent", "trpc_bridge.scenarios:long_slow"],
+        ["--agent", "trpc_bridge.agents.scenarios:long_slow"],
         [{"text": "hi", "cancelAfterChunks": 3}, {"text": "hi"}],
     )
     assert summary["violations"] == []

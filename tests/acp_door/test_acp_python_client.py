@@ -115,7 +115,7 @@ async def test_bad_requests_get_precise_errors_and_the_door_keeps_serving() -> N
 
 
 async def test_cancel_stops_the_run_and_answers_cancelled() -> None:
-    async with acp_door("--agent", "trpc_bridge.scenarios:long_slow") as door:
+    async with acp_door("--agent", "trpc_bridge.agents.scenarios:long_slow") as door:
         session = await door.new_session()
         prompt = asyncio.create_task(
             door.conn.prompt(session_id=session, prompt=[text_block("hi")])
@@ -146,7 +146,7 @@ async def test_identity_sessions_and_multimodal_prompts_reach_the_agent() -> Non
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()
     async with acp_door("--agent", "acp_test_agents:echo", "--user", "alice") as door:
         first, second = await door.new_session(), await door.new_session()
-        blocks = [
+        blocks: list[Any] = [
             text_block("look "),
             image_block(png, "image/png"),
             resource_link_block("a.txt", "file:///tmp/a.txt"),
@@ -177,6 +177,27 @@ async def test_agent_exception_names_only_its_type_and_the_wire_log_replays(tmp_
     assert [r.response_kind for r in records] == ["e2a.chunk", "e2a.error"]
     assert records[-1].status == "failed" and records[-1].session_id == session
     assert "hunter2" not in wire.read_text()
+
+
+async def test_trace_context_in_meta_parents_the_agent_span() -> None:
+    trace_id, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    async with acp_door("--agent", "demo", env={"OTEL_TRACES_EXPORTER": "console"}) as door:
+        session = await door.new_session()
+        await door.conn.prompt(
+            session_id=session,
+            prompt=[text_block("weather in Paris")],
+            traceparent=f"00-{trace_id}-{parent}-01",
+        )
+        for _ in range(200):  # spans are exported when they end
+            if any(s.get("name", "").startswith("invoke_agent") for s in door.logs()):
+                break
+            await asyncio.sleep(0.02)
+    spans = {s["name"]: s for s in door.logs() if "context" in s}
+    agent_span = spans["invoke_agent weather-agent"]
+    assert agent_span["context"]["trace_id"] == f"0x{trace_id}"
+    assert agent_span["parent_id"] == f"0x{parent}" and agent_span["kind"] == "SpanKind.SERVER"
+    tool_span = spans["execute_tool get_weather"]
+    assert tool_span["parent_id"] == agent_span["context"]["span_id"]
 
 
 @pytest.mark.parametrize(

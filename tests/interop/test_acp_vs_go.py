@@ -3,7 +3,7 @@ real ACP clients: the Python ``agent-client-protocol`` client and the TypeScript
 ``@zed-industries/agent-client-protocol`` one.
 
 Each scenario's ACP updates must be exactly what the bridge sends for the scenario's
-Python twin (``trpc_bridge.scenarios``) put through the same E2A → ACP projection, message
+Python twin (``trpc_bridge.agents.scenarios``) put through the same E2A → ACP projection, message
 ids numbered in order of appearance: what an editor shows is the same whether the agent
 is the Go one behind A2A or its Python twin.
 """
@@ -20,6 +20,7 @@ import pytest
 from acp import RequestError, text_block
 from peers import go_server
 
+from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.codecs.e2a import (
     E2AEnvelope,
     E2AEventEncoder,
@@ -28,7 +29,6 @@ from trpc_bridge.codecs.e2a import (
     e2a_response_to_acp_notification,
 )
 from trpc_bridge.events import AgentRequest
-from trpc_bridge.scenarios import SCRIPTS
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # the ACP client helpers of tests/acp_door
 from acp_door.acp_client import acp_door, node_client, node_updates
