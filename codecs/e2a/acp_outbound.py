@@ -185,43 +185,42 @@ def _structured_update(delta_kind: str, delta: Mapping[str, Any]) -> SessionUpda
     if not call_id:
         return None
     if delta_kind == DELTA_TOOL and kind == TOOL_CALL:
-        return schema.ToolCallStart(
-            session_update="tool_call",
-            tool_call_id=call_id,
-            title=str(delta.get("name") or "tool"),
-            status="in_progress",
-            raw_input=_json_or_text(delta.get("arguments")),
-        )
+        arguments = _json_or_text(delta.get("arguments"))
+        return _started(call_id, str(delta.get("name") or "tool"), arguments)
     if delta_kind == DELTA_TOOL and kind == TOOL_RESULT:
         content = str(delta.get("content") or "")
-        return schema.ToolCallProgress(
-            session_update="tool_call_update",
-            tool_call_id=call_id,
-            status="completed",
-            raw_output=_json_or_text(content),
-            content=[_text_content(content)],
-        )
+        return _completed(call_id, _json_or_text(content), content)
     if kind == CUSTOM_CODE:
         code = str(delta.get("code") or "")
-        return schema.ToolCallStart(
-            session_update="tool_call",
-            tool_call_id=call_id,
-            title="Run code",
-            kind="execute",
-            status="in_progress",
-            raw_input={"code": code},
-            content=[_text_content(code)],
-        )
+        return _started(call_id, "Run code", {"code": code}, kind="execute", text=code)
     if kind == CUSTOM_CODE_RESULT:
         output = str(delta.get("output") or "")
-        return schema.ToolCallProgress(
-            session_update="tool_call_update",
-            tool_call_id=call_id,
-            status="completed",
-            raw_output={"output": output},
-            content=[_text_content(output)],
-        )
+        return _completed(call_id, {"output": output}, output)
     return None
+
+
+def _started(
+    call_id: str, title: str, raw_input: Any, *, kind: Any = None, text: str | None = None
+) -> schema.ToolCallStart:
+    return schema.ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=call_id,
+        title=title,
+        kind=kind,
+        status="in_progress",
+        raw_input=raw_input,
+        content=None if text is None else [_text_content(text)],
+    )
+
+
+def _completed(call_id: str, raw_output: Any, text: str) -> schema.ToolCallProgress:
+    return schema.ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=call_id,
+        status="completed",
+        raw_output=raw_output,
+        content=[_text_content(text)],
+    )
 
 
 def _text_content(text: str) -> schema.ContentToolCallContent:

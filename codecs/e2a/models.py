@@ -239,14 +239,8 @@ _REQUIRED_RESPONSE_KEYS = (
 )
 #: Of those, the ones a reader cannot default: ``protocol_version`` (1.0), ``provenance``
 #: (native E2A) and ``body`` (empty) can be.
-_READ_REQUIRED_KEYS = (
-    "response_id",
-    "request_id",
-    "sequence",
-    "is_final",
-    "status",
-    "response_kind",
-    "timestamp",
+_READ_REQUIRED_KEYS = tuple(
+    k for k in _REQUIRED_RESPONSE_KEYS if k not in ("protocol_version", "provenance", "body")
 )
 
 

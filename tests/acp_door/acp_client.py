@@ -60,6 +60,14 @@ class Door:
                     out.append(parsed)
         return out
 
+    async def first_text_chunk(self) -> None:
+        """Wait until the running prompt has streamed some answer text (10 s at most)."""
+        for _ in range(1000):
+            if any(u["sessionUpdate"] == "agent_message_chunk" for u in self.client.updates):
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("no agent_message_chunk in 10 s")
+
     async def new_session(self) -> str:
         return (await self.conn.new_session(cwd=str(HERE), mcp_servers=[])).session_id
 

@@ -120,10 +120,7 @@ async def test_cancel_stops_the_run_and_answers_cancelled() -> None:
         prompt = asyncio.create_task(
             door.conn.prompt(session_id=session, prompt=[text_block("hi")])
         )
-        for _ in range(500):
-            if any(u["sessionUpdate"] == "agent_message_chunk" for u in door.client.updates):
-                break
-            await asyncio.sleep(0.01)
+        await door.first_text_chunk()
         busy = await _raw(
             door,
             "session/prompt",

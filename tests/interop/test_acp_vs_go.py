@@ -136,10 +136,7 @@ def test_acp_cancel_stops_the_go_run(gopeer: Path) -> None:
             prompt = asyncio.create_task(
                 door.conn.prompt(session_id=session, prompt=[text_block("hi")])
             )
-            for _ in range(1000):
-                if any(u["sessionUpdate"] == "agent_message_chunk" for u in door.client.updates):
-                    break
-                await asyncio.sleep(0.01)
+            await door.first_text_chunk()
             await door.conn.cancel(session_id=session)
             answer = await asyncio.wait_for(prompt, timeout=30)
             return str(answer.stop_reason)
