@@ -8,8 +8,8 @@ without regard to case, ``-`` and ``_``). A ``*_ref`` field (``api_key_ref``,
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AResponse
@@ -35,13 +35,14 @@ _SECRET_KEYS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys come back on every record
 def is_secret_key(key: str) -> bool:
     return key.lower().replace("-", "").replace("_", "") in _SECRET_KEYS
 
 
 def redacted(value: Any) -> Any:
     """A copy of ``value`` (JSON-like) with every secret-bearing value masked."""
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {
             k: (MASK if isinstance(k, str) and is_secret_key(k) and v is not None else redacted(v))
             for k, v in value.items()

@@ -13,7 +13,7 @@ decides, by timeout or connection state, whether to call :meth:`StreamChecker.fi
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -23,6 +23,7 @@ from trpc_bridge.codecs.e2a.constants import (
     KIND_CHUNK,
     KIND_COMPLETE,
     KIND_ERROR,
+    RESPONSE_STATUSES,
     STATUS_FAILED,
     STATUS_IN_PROGRESS,
     STATUS_SUCCEEDED,
@@ -54,7 +55,7 @@ class ResponseSequencer:
         *,
         request_id: str | None = None,
         provenance: E2AProvenance | None = None,
-        new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        new_id: Callable[[], str] = lambda: os.urandom(16).hex(),
         clock: Callable[[], str] = utc_now,
     ) -> None:
         rid = request_id or (envelope.request_id if envelope is not None else None)
@@ -83,6 +84,8 @@ class ResponseSequencer:
         """The next record; raises :class:`E2ARuleError` after the final one."""
         if self.finished:
             raise E2ARuleError(f"request {self.request_id!r} already sent its final response")
+        if status not in RESPONSE_STATUSES or not kind:
+            raise E2AFormatError(f"invalid E2A response: status {status!r}, kind {kind!r}")
         check_record(status, kind, body)
         response = E2AResponse.model_validate(
             {
