@@ -12,9 +12,15 @@ Run: ``make bench`` (or ``.venv/bin/python bench/e2a.py``).
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from acp import session_notification, start_tool_call, update_agent_message_text
-from acp import update_agent_thought_text, update_tool_call
+from acp import (
+    session_notification,
+    start_tool_call,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+)
 from codec import best_of, event_mix
 
 from trpc_bridge.codecs.e2a import (
@@ -35,7 +41,7 @@ def direct(runs: list[list[AgentEvent]]) -> int:
     for events in runs:
         for event in events:
             for choice in event.choices:
-                updates = []
+                updates: list[Any] = []
                 if event.is_partial and choice.delta.content:
                     updates.append(update_agent_message_text(choice.delta.content))
                 elif event.is_partial and choice.delta.reasoning_content:
