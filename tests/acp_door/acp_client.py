@@ -18,6 +18,7 @@ from acp.schema import ClientCapabilities, Implementation
 
 TRPC_BRIDGE = Path(sys.executable).parent / "trpc-bridge"
 HERE = Path(__file__).parent
+STARTUP_TIMEOUT = 300.0
 
 
 @dataclass
@@ -93,14 +94,16 @@ async def acp_door(*args: str, env: dict[str, str] | None = None) -> AsyncIterat
 
         drainer = asyncio.create_task(drain())
         try:
-            await asyncio.wait_for(
-                conn.initialize(
-                    protocol_version=PROTOCOL_VERSION,
-                    client_capabilities=ClientCapabilities(),
-                    client_info=Implementation(name="pytest", version="0"),
-                ),
-                timeout=60,
+            # A hang guard only: a first start on a busy machine compiles every module.
+            initialized = conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=ClientCapabilities(),
+                client_info=Implementation(name="pytest", version="0"),
             )
+            try:
+                await asyncio.wait_for(initialized, timeout=STARTUP_TIMEOUT)
+            except TimeoutError:
+                raise AssertionError(f"no answer to initialize; stderr: {stderr[-20:]}") from None
             yield Door(conn, client, stderr)
         finally:
             drainer.cancel()
