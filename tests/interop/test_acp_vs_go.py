@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import RequestError, text_block
+from acp_client import acp_door, node_client, node_updates
 from peers import go_server
 
 from trpc_bridge.agents.scenarios import SCRIPTS
@@ -29,9 +29,6 @@ from trpc_bridge.codecs.e2a import (
     e2a_response_to_acp_notification,
 )
 from trpc_bridge.events import AgentRequest
-
-sys.path.insert(0, str(Path(__file__).parents[1]))  # the ACP client helpers of tests/acp_door
-from acp_door.acp_client import acp_door, node_client, node_updates
 
 SCENARIOS = sorted(set(SCRIPTS) - {"long"})
 NODE_SCENARIOS = ("code", "error", "tool")

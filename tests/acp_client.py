@@ -18,6 +18,8 @@ from acp.schema import ClientCapabilities, Implementation
 
 TRPC_BRIDGE = Path(sys.executable).parent / "trpc-bridge"
 HERE = Path(__file__).parent
+#: The door runs here, so ``--agent acp_test_agents:NAME`` finds the test agents.
+AGENTS_DIR = HERE / "acp"
 STARTUP_TIMEOUT = 300.0
 
 
@@ -70,7 +72,7 @@ class Door:
         raise AssertionError("no agent_message_chunk in 10 s")
 
     async def new_session(self) -> str:
-        return (await self.conn.new_session(cwd=str(HERE), mcp_servers=[])).session_id
+        return (await self.conn.new_session(cwd=str(AGENTS_DIR), mcp_servers=[])).session_id
 
 
 @contextlib.asynccontextmanager
@@ -82,7 +84,7 @@ async def acp_door(*args: str, env: dict[str, str] | None = None) -> AsyncIterat
     # Recorder implements the part of acp.Client that the door uses.
     as_client = cast(Client, client)
     spawned = spawn_agent_process(
-        as_client, str(TRPC_BRIDGE), "acp", *args, cwd=HERE, env=environment
+        as_client, str(TRPC_BRIDGE), "acp", *args, cwd=AGENTS_DIR, env=environment
     )
     async with spawned as (conn, proc):
         stderr: list[str] = []
@@ -117,7 +119,7 @@ def text_of(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") ->
     return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)
 
 
-NODE_HARNESS = HERE.parent / "acp_node"
+NODE_HARNESS = HERE / "acp_node"
 
 
 async def node_client(args: list[str], turns: list[dict[str, Any]]) -> dict[str, Any]:
@@ -125,7 +127,7 @@ async def node_client(args: list[str], turns: list[dict[str, Any]]) -> dict[str,
     assert (NODE_HARNESS / "node_modules" / "@zed-industries").is_dir(), (
         "run `make tests/acp_node/node_modules` (npm ci) first"
     )
-    spec = {"command": [str(TRPC_BRIDGE), "acp", *args], "cwd": str(HERE), "turns": turns}
+    spec = {"command": [str(TRPC_BRIDGE), "acp", *args], "cwd": str(AGENTS_DIR), "turns": turns}
     node = await asyncio.create_subprocess_exec(
         "node",
         str(NODE_HARNESS / "run.mjs"),

@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 from acp import RequestError, image_block, resource_link_block, text_block
+from acp_client import acp_door, kinds, text_of
 
 from trpc_bridge.codecs.e2a import E2AResponse, check_stream
-
-from .acp_client import acp_door, kinds, text_of
 
 
 async def test_demo_agent_streams_thoughts_tools_code_and_text() -> None:
@@ -206,13 +205,13 @@ async def test_trace_context_in_meta_parents_the_agent_span() -> None:
     ],
 )
 async def test_bad_command_lines_exit_with_one_line(args: tuple[str, ...], message: str) -> None:
-    from .acp_client import HERE, TRPC_BRIDGE
+    from acp_client import AGENTS_DIR, TRPC_BRIDGE
 
     proc = await asyncio.create_subprocess_exec(
         str(TRPC_BRIDGE),
         "acp",
         *args,
-        cwd=HERE,
+        cwd=AGENTS_DIR,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

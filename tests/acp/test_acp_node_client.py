@@ -8,8 +8,7 @@ import json
 import shutil
 
 import pytest
-
-from .acp_client import kinds, node_client, node_updates, text_of
+from acp_client import kinds, node_client, node_updates, text_of
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
