@@ -2,6 +2,10 @@
 (:class:`E2AEnvelope`) and for every record that comes back (:class:`E2AResponse`), with
 adapters from ACP and A2A and projections back to them.
 
+"Seed 004 §x" in this package is a section of the E2A protocol document this follows:
+openJiuwen-ai/jiuwenswarm ``docs/zh/E2A-protocol.md`` (English: ``docs/en/E2A-protocol.md``),
+E2A ``1.0``. Where the bridge departs from it, README (ACP section) lists it and says why.
+
 Modules: ``models`` (the records, ``from_dict`` / ``to_dict`` with the legacy keys),
 ``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (secrets out
 of logs, the JSONL line), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
