@@ -42,7 +42,7 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules chromium
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium
 	$(BIN)/python -m pytest -q
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
@@ -65,6 +65,12 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
+
+# @zed-industries/agent-client-protocol for the ACP client check of `trpc-bridge acp`.
+tests/acp_node/node_modules: tests/acp_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
 # against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
