@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop clean
+.PHONY: install run test lint typecheck pytest bench interop peers clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -32,12 +32,26 @@ typecheck: $(STAMP)
 	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bridge codecs telemetry tests bench
-	$(BIN)/ruff format --check bridge codecs telemetry tests bench
+	$(BIN)/ruff check bridge codecs telemetry tests bench interop/python
+	$(BIN)/ruff format --check bridge codecs telemetry tests bench interop/python
 	$(MAKE) --no-print-directory typecheck
 
-pytest: $(STAMP) tests/agui_node/node_modules
+pytest: $(STAMP) tests/agui_node/node_modules peers
 	$(BIN)/python -m pytest -q
+
+# The Python agent frameworks the interop matrix runs (interop/python/), one virtualenv
+# each: trpc-agent-py's `a2a` and `a2a-v1` extras cannot share an install, and neither
+# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements change.
+PEERS := build/peers
+PEER_STAMPS := $(PEERS)/trpc-py/.stamp $(PEERS)/trpc-py-v1/.stamp $(PEERS)/adk/.stamp
+
+$(PEERS)/%/.stamp: interop/python/requirements-%.txt
+	@rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$*
+	$(PEERS)/$*/bin/python -m pip install -q --upgrade pip
+	$(PEERS)/$*/bin/python -m pip install -q -r $<
+	@touch $@
+
+peers: $(PEER_STAMPS)
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).
@@ -48,9 +62,10 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 
 test: lint pytest
 
-# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`), also part
-# of `make test`; this target prints it and writes docs/interop.md.
-interop: $(STAMP)
+# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`) and the
+# Python frameworks (interop/python), also part of `make test`; this target prints it and
+# writes docs/interop.md.
+interop: $(STAMP) peers
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
