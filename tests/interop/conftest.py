@@ -13,10 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from framework_fixtures import bridges, framework_clients, framework_servers, go_servers
 from frameworks import FRAMEWORK_LEGEND, versions
 from peers import GOPEER, SKIP_NO_GO, build_gopeer, go_available
 
 REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
+# The frameworks matrix's session fixtures, shared by its test modules.
+__all__ = ["bridges", "framework_clients", "framework_servers", "go_servers"]
+
 _CELLS: dict[tuple[str, str], str] = {}  # (row, column) → pass | fail | n/a: reason
 _TABLES: dict[str, str] = {}  # column → table ("frameworks"; default: by name)
 

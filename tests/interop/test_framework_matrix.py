@@ -18,9 +18,6 @@ there too: Go callers get trpc-agent-go's exact bytes, see SCENARIOS.md §3).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,11 +27,9 @@ from frameworks import (
     Framework,
     PeerClient,
     PeerServers,
-    missing,
-    peer_servers,
 )
 from known_failures import known_failure
-from peers import TRPC_BRIDGE, Process, bridge_server, go_call, go_server, running
+from peers import Process, go_call
 from views import View, bridge_view, go_view, peer_view
 
 from trpc_bridge.client import RemoteAgent
@@ -58,68 +53,6 @@ def _param(scenario: str, column: str, *values: Any) -> Any:
     if reason:
         marks.append(pytest.mark.xfail(strict=True, reason=reason))
     return pytest.param(scenario, *values, marks=marks, id=f"{column}-{scenario}")
-
-
-class Lazy(dict[Any, Any]):
-    """Processes started on first use, stopped at the end of the session."""
-
-    def __init__(self, stack: contextlib.ExitStack, start: Any) -> None:
-        super().__init__()
-        self._stack, self._start = stack, start
-
-    def __missing__(self, key: Any) -> Any:
-        value = self[key] = self._start(self._stack, key)
-        return value
-
-
-@pytest.fixture(scope="session")
-def framework_servers() -> Iterator[dict[str, PeerServers]]:
-    def start(stack: contextlib.ExitStack, key: str) -> PeerServers:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        return stack.enter_context(peer_servers(framework))
-
-    with contextlib.ExitStack() as stack:
-        yield Lazy(stack, start)
-
-
-@pytest.fixture(scope="session")
-def framework_clients() -> Iterator[dict[str, PeerClient]]:
-    def start(stack: contextlib.ExitStack, key: str) -> PeerClient:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        client = PeerClient(framework)
-        stack.callback(client.close)
-        return client
-
-    with contextlib.ExitStack() as stack:
-        yield Lazy(stack, start)
-
-
-@pytest.fixture(scope="session")
-def bridges() -> Iterator[dict[tuple[str, str], Process]]:
-    """``("serve", scenario)`` → ``trpc-bridge serve``; ``("proxy", url)`` → ``proxy``."""
-
-    def start(stack: contextlib.ExitStack, key: tuple[str, str]) -> Process:
-        kind, value = key
-        if kind == "serve":
-            return stack.enter_context(bridge_server(f"trpc_bridge.scenarios:{value}"))
-        cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", value, "--host", "127.0.0.1"]
-        return stack.enter_context(running([*cmd, "--port", "0", "--grpc-port", "0"]))
-
-    with contextlib.ExitStack() as stack:
-        yield Lazy(stack, start)
-
-
-@pytest.fixture(scope="session")
-def go_servers(gopeer: Path) -> Iterator[dict[str, Process]]:
-    def start(stack: contextlib.ExitStack, scenario: str) -> Process:
-        return stack.enter_context(go_server(scenario))
-
-    with contextlib.ExitStack() as stack:
-        yield Lazy(stack, start)
 
 
 def check_peer_client(framework: Framework, answer: dict[str, Any], scenario: str) -> None:
@@ -146,12 +79,12 @@ def _client_cells() -> list[Any]:
 @pytest.mark.parametrize(("scenario", "framework", "mode"), _client_cells())
 def test_framework_client_bridge_server(
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, str], Process],
+    bridges: dict[tuple[str, str], str],
     scenario: str,
     framework: Framework,
     mode: str,
 ) -> None:
-    url = bridges["serve", scenario].url
+    url = bridges["serve", scenario]
     answer = framework_clients[framework.key].call(url, stream=mode == "stream")
     check_peer_client(framework, answer, scenario)
 
@@ -217,7 +150,7 @@ def test_through_proxy(
     request: pytest.FixtureRequest,
     framework_servers: dict[str, PeerServers],
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, str], Process],
+    bridges: dict[tuple[str, str], str],
     scenario: str,
     client: str,
     upstream: str,
@@ -228,7 +161,7 @@ def test_through_proxy(
     upstream_url = (
         go[scenario].url if upstream == "go" else framework_servers[upstream].urls[scenario]
     )
-    proxy = bridges["proxy", upstream_url].url
+    proxy = bridges["proxy", upstream_url]
     stream = mode == "stream"
     if client == "go":
         through = go_call(proxy, "hi", stream=stream)
