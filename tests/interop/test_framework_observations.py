@@ -76,8 +76,11 @@ def _cli_call(url: str, *extra: str) -> str:
 def test_call_to_trpc_py_server_prints_the_answer_once(
     framework_servers: dict[str, PeerServers], mode: tuple[str, ...]
 ) -> None:
+    """Stream: the answer twice (the last-chunk artifact read as one more delta), after the
+    caller's own message echoed back. Unary: the last chunk, then the answer."""
     out = _cli_call(framework_servers["trpc-py"].urls["tool"], *mode)
-    assert out.count(ANSWER) == 1, out
+    assert out.splitlines()[-1] == ANSWER, out
+    assert out.count(ANSWER) == 1 and "hi" not in out.splitlines(), out
 
 
 async def _events(url: str) -> list[AgentEvent]:
