@@ -19,7 +19,8 @@ def _data(data: dict[str, Any], kind: str) -> Part:
 
 
 def _dict(part: Part) -> dict[str, Any]:
-    return MessageToDict(part)
+    shown: dict[str, Any] = MessageToDict(part)
+    return shown
 
 
 def test_function_call_gets_an_argument_object_and_no_extra_keys() -> None:

@@ -121,9 +121,7 @@ class NonBlockingHandler(DefaultRequestHandler):
     """Answers every ``SendMessage`` at once, as servers that run tasks in the background
     do (A2A's ``returnImmediately``, whatever the client asked)."""
 
-    async def on_message_send(  # type: ignore[override]
-        self, params: SendMessageRequest, context: ServerCallContext
-    ) -> Any:
+    async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
         params.configuration.return_immediately = True
         return await super().on_message_send(params, context)
 

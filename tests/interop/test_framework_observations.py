@@ -21,7 +21,7 @@ def _text_events(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in answer["events"] if any("text" in p for p in e.get("parts", []))]
 
 
-def _parts(answer: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+def _parts(answer: dict[str, Any], kind: str) -> list[Any]:
     return [p[kind] for e in answer["events"] for p in e.get("parts", []) if kind in p]
 
 
