@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from trpc_bridge.aggregate import AggregatedMessage, aggregate
+from trpc_bridge.codecs.dialect_decode import decode_any_result, decode_any_stream
 from trpc_bridge.codecs.trpc_decode import decode_result, decode_stream
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -21,18 +22,6 @@ RECORDED = [
     for v in (json.loads(p.read_text()) for p in sorted(VECTORS.glob("*.json")))
     if v.get("direction") == "decode-recorded"
 ]
-
-#: Vectors the decoder does not fold right yet (issue [8] point 3), as strict xfails.
-PENDING = {
-    "TP01": "trpc-agent-py's partial:false last-chunk artifact is read as one more delta",
-    "TP02": "trpc-agent-py's partial:false last-chunk artifact is read as one more delta",
-    "TP03": "trpc-agent-py's unary task: the final text comes twice",
-    "TV01": "trpc-agent-py's partial:false last-chunk artifact is read as one more delta",
-    "TV02": "trpc-agent-py's unary task: the final text comes twice",
-    "AD01": "ADK's ids (adk_custom_metadata llm_response_id) are ignored; text shown thrice",
-    "AD02": "ADK's ids (adk_custom_metadata llm_response_id) are ignored; text shown thrice",
-    "AD03": "ADK's unary task: ids ignored",
-}
 
 
 def _json(value: str) -> Any:
@@ -57,21 +46,12 @@ def _message(message: AggregatedMessage, with_id: bool) -> dict[str, Any]:
     return out
 
 
-def _params() -> list[Any]:
-    params = []
-    for vector in RECORDED:
-        reason = PENDING.get(vector["id"])
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        params.append(pytest.param(vector, marks=marks, id=vector["id"]))
-    return params
-
-
-@pytest.mark.parametrize("vector", _params())
+@pytest.mark.parametrize("vector", RECORDED, ids=lambda v: v["id"])
 def test_recorded_vector_folds_into_the_scenario(vector: dict[str, Any]) -> None:
     if vector["mode"] == "stream":
-        events = decode_stream(vector["input"])
+        events = decode_any_stream(vector["input"])
     else:
-        events = decode_result(vector["input"])
+        events = decode_any_result(vector["input"])
     messages = [
         m for m in aggregate(events) if m.text or m.reasoning or m.tool_calls or m.tool_results
     ]
@@ -79,6 +59,25 @@ def test_recorded_vector_folds_into_the_scenario(vector: dict[str, Any]) -> None
     assert len(messages) == len(expected), [_message(m, True) for m in messages]
     for message, want in zip(messages, expected, strict=True):
         assert _message(message, "id" in want) == want
+
+
+TRPC_VECTORS = [
+    v
+    for v in (json.loads(p.read_text()) for p in sorted(VECTORS.glob("*.json")))
+    if v.get("direction") == "decode"
+]
+
+
+@pytest.mark.parametrize("vector", TRPC_VECTORS, ids=lambda v: v["id"])
+def test_trpc_frames_decode_as_before(vector: dict[str, Any]) -> None:
+    """The dialect rewrites leave trpc's own frames alone (Go callers, Go vectors)."""
+    if vector["mode"] == "unary":
+        before, after = decode_result(vector["input"]), decode_any_result(vector["input"])
+    else:
+        before, after = decode_stream(vector["input"]), decode_any_stream(vector["input"])
+    assert [e.model_dump(exclude={"event_id", "timestamp"}) for e in after] == [
+        e.model_dump(exclude={"event_id", "timestamp"}) for e in before
+    ]
 
 
 def test_every_framework_family_is_recorded() -> None:

@@ -1,0 +1,247 @@
+"""Frames of other dialects rewritten into trpc's, before the trpc decoder reads them:
+the answer once, under one id per response, whoever sent it.
+
+What is rewritten (each recorded from the framework itself, ``tests/vectors/TP*``,
+``TV*``, ``AD*``; the plain-A2A cases against a2a-sdk servers, tests/client):
+
+- **trpc-agent-python**'s closing ``lastChunk`` artifact (new artifact id, metadata
+  ``{"partial": false}``, the full text) becomes the complete response of the pieces it
+  consolidates (trpc's own ``chat.completion``), under their response id.
+- **Google ADK**'s ``working`` status messages (each event of its legacy executor) become
+  artifact updates under the response id ADK carries (``adk_custom_metadata`` /
+  ``adk_event_id``): pieces as chunks, the full-text message as the complete response;
+  the final artifact repeating it is dropped.
+- **Plain A2A**: ``append: false`` on an artifact id already seen replaces that
+  artifact's text (one complete response, not one more delta); text streamed in status
+  messages and then sent whole as an artifact is one answer; a status message from the
+  ``user`` (a server echoing the request in its ``submitted`` status) is not output.
+
+trpc's own frames (those with ``object_type`` metadata) pass unchanged, so Go callers and
+the Go vectors see exactly what they saw before; their text is only recorded, so that a
+later consolidating frame finds the response it belongs to.
+
+:func:`normalise_task` does the same for a unary result (a Task whose history and
+artifacts lost their metadata on the way through a task store).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from trpc_bridge.codecs.a2a_frames import (
+    ArtifactFrame,
+    Frame,
+    StatusFrame,
+    TaskFrame,
+    WireArtifact,
+    WireMessage,
+    WirePart,
+)
+from trpc_bridge.codecs.dialect_text import FinalText, ResponseIds, Seen, partial_flag
+from trpc_bridge.codecs.trpc_keys import (
+    ADK_PREFIX,
+    META_OBJECT_TYPE,
+    META_RESPONSE_ID,
+    PART_THOUGHT,
+)
+from trpc_bridge.events import ObjectType
+
+#: Status states whose message is progress (not the run's end, not a question).
+_PROGRESS = frozenset({"submitted", "working"})
+
+
+def _is_thought(part: WirePart) -> bool:
+    return (
+        part.metadata.get(PART_THOUGHT) is True
+        or part.metadata.get(ADK_PREFIX + PART_THOUGHT) is True
+    )
+
+
+def _texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
+    """(text, reasoning, only text parts?) of some parts."""
+    text = "".join(p.text for p in parts if p.kind == "text" and not _is_thought(p))
+    thought = "".join(p.text for p in parts if p.kind == "text" and _is_thought(p))
+    return text, thought, all(p.kind == "text" for p in parts)
+
+
+def _merged(*maps: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in maps:
+        out.update(m)
+    return out
+
+
+@dataclass
+class DialectFrames:
+    """Rewrites the frames of one stream (keep one per stream)."""
+
+    _ids: ResponseIds = field(default_factory=ResponseIds)
+    _text: FinalText = field(default_factory=FinalText)
+    #: artifact id → the response it carries.
+    _artifacts: dict[str, str] = field(default_factory=dict)
+    #: task id → the response its plain status messages stream.
+    _status_keys: dict[str, str] = field(default_factory=dict)
+
+    def frames(self, frame: Frame) -> list[Frame]:
+        if isinstance(frame, StatusFrame):
+            return self._status(frame)
+        if isinstance(frame, ArtifactFrame):
+            return self._artifact(frame)
+        return [frame]
+
+    # --- status messages --------------------------------------------------------------
+
+    def _status(self, frame: StatusFrame) -> list[Frame]:
+        message = frame.message
+        if message is None or not message.parts:
+            return [frame]
+        if message.role == "user":
+            return [replace(frame, message=None)]
+        merged = _merged(message.metadata, frame.metadata)
+        if frame.state not in _PROGRESS or merged.get(META_OBJECT_TYPE):
+            return [frame]
+        key = self._ids.read(merged) or self._status_keys.setdefault(
+            frame.task_id, message.message_id
+        )
+        bare = replace(frame, message=None)
+        text, thought, text_only = _texts(message.parts)
+        if not text_only:  # tool calls / results / code: one complete message each
+            return [bare, self._as_artifact(frame, key, message.parts, None)]
+        seen = self._seen(key, text, thought, unmarked=True)
+        if seen is Seen.REPEAT:
+            return [bare]
+        return [bare, self._as_artifact(frame, key, message.parts, seen)]
+
+    def _seen(self, key: str, text: str, thought: str, *, unmarked: bool) -> Seen:
+        """Classify a text-only unit's text (its reasoning when it has no text)."""
+        if text:
+            return self._text.piece(key, text, unmarked=unmarked)
+        return self._text.piece(key + "\x00thought", thought, unmarked=unmarked)
+
+    def _as_artifact(
+        self, frame: StatusFrame, key: str, parts: tuple[WirePart, ...], seen: Seen | None
+    ) -> ArtifactFrame:
+        metadata: dict[str, Any] = {META_RESPONSE_ID: key}
+        if seen is Seen.PIECE:
+            metadata[META_OBJECT_TYPE] = ObjectType.CHUNK
+        elif seen is not None:
+            metadata[META_OBJECT_TYPE] = ObjectType.COMPLETION
+        self._artifacts[key] = key
+        return ArtifactFrame(
+            task_id=frame.task_id,
+            context_id=frame.context_id,
+            artifact=WireArtifact(artifact_id=key, parts=parts, metadata={}),
+            metadata=metadata,
+            last_chunk=False,
+            append=False,
+        )
+
+    # --- artifacts --------------------------------------------------------------------
+
+    def _artifact(self, frame: ArtifactFrame) -> list[Frame]:
+        artifact = frame.artifact
+        merged = _merged(artifact.metadata, frame.metadata)
+        seen_before = artifact.artifact_id in self._artifacts
+        key = (
+            self._ids.read(merged)
+            or self._artifacts.get(artifact.artifact_id)
+            or artifact.artifact_id
+        )
+        self._artifacts[artifact.artifact_id] = key
+        text, thought, text_only = _texts(artifact.parts)
+        object_type = merged.get(META_OBJECT_TYPE)
+        if object_type or not text_only or not (text or thought):
+            self._record(key, text, object_type)
+            return [frame]
+        if seen_before and frame.append:
+            self._text.piece(key, text)
+            return [frame]
+        owner = None if seen_before else self._text.owner(text)
+        if owner is None and not seen_before and partial_flag(merged) is not False:
+            self._text.piece(key, text)  # the first chunk of a new artifact
+            return [frame]
+        target = owner or key
+        seen = self._text.whole(target, text, replaces=seen_before)
+        if seen is Seen.REPEAT:
+            return []
+        metadata = {**frame.metadata, META_RESPONSE_ID: target}
+        metadata[META_OBJECT_TYPE] = ObjectType.COMPLETION
+        self._artifacts[target] = target
+        return [
+            replace(
+                frame,
+                artifact=replace(artifact, artifact_id=target),
+                metadata=metadata,
+                append=False,
+            )
+        ]
+
+    def _record(self, key: str, text: str, object_type: Any) -> None:
+        """Keep what trpc's frames showed, for consolidating frames that follow."""
+        if not text:
+            return
+        if object_type == ObjectType.CHUNK:
+            self._text.piece(key, text)
+        elif object_type == ObjectType.COMPLETION:
+            self._text.whole(key, text)
+
+
+# --- unary results ------------------------------------------------------------------------
+
+
+def _text_only(parts: tuple[WirePart, ...]) -> str | None:
+    text, thought, text_only = _texts(parts)
+    return text if text_only and text and not thought else None
+
+
+def _collapse_history(history: tuple[WireMessage, ...]) -> tuple[list[WireMessage], set[str]]:
+    """Agent text pieces followed by their whole (ADK's history) → the whole once, under
+    the first piece's id. Returns the history and the texts it shows."""
+    out: list[WireMessage] = []
+    run: list[WireMessage] = []  # consecutive text-only agent messages
+    for message in history:
+        text = _text_only(message.parts) if message.role != "user" else None
+        if text is None:
+            out += run
+            run = []
+            out.append(message)
+            continue
+        if run and "".join(_text_only(m.parts) or "" for m in run) == text:
+            out.append(replace(message, message_id=run[0].message_id))
+            run = []
+            continue
+        run.append(message)
+    out += run
+    shown = {t for m in out if m.role != "user" and (t := _text_only(m.parts))}
+    return out, shown
+
+
+def _clean_artifacts(artifacts: tuple[WireArtifact, ...], shown: set[str]) -> list[WireArtifact]:
+    """Drop texts the history showed; a text artifact followed by one that ends with its
+    text is a streamed remnant (trpc-agent-python's last chunk): keep the whole under the
+    remnant's id, which is the response id."""
+    out: list[WireArtifact] = []
+    for artifact in artifacts:
+        text = _text_only(artifact.parts)
+        if text is not None and text in shown:
+            continue
+        previous = _text_only(out[-1].parts) if out else None
+        if text is not None and previous is not None and text.endswith(previous):
+            out[-1] = replace(artifact, artifact_id=out[-1].artifact_id)
+            continue
+        out.append(artifact)
+    return out
+
+
+def normalise_task(frame: Frame) -> Frame:
+    """A unary result with each answer once (see the module docstring)."""
+    if not isinstance(frame, TaskFrame):
+        return frame
+    history, shown = _collapse_history(frame.history)
+    artifacts = _clean_artifacts(frame.artifacts, shown)
+    return replace(frame, history=tuple(history), artifacts=tuple(artifacts))
+
+
+__all__ = ["DialectFrames", "normalise_task"]
