@@ -29,8 +29,6 @@ from trpc_bridge.client.call_command import run_call
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 
-NOT_YET = "issue [8] point 5: fixed in the decoder (phase 2)"
-
 
 async def _run(url: str, *, stream: bool = True) -> list[AgentEvent]:
     async with await RemoteAgent.connect(url, stream=stream) as agent:
@@ -41,7 +39,6 @@ def _texts(events: list[AgentEvent]) -> list[str]:
     return [m.text for m in aggregate(events) if m.text]
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 async def test_append_false_on_a_seen_artifact_replaces_its_text() -> None:
     async with serve(ReplacingExecutor()) as url:
         assert _texts(await _run(url)) == [ANSWER]
@@ -61,7 +58,6 @@ def _fold_artifacts(frames: list[dict[str, Any]]) -> dict[str, str]:
     return artifacts
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 async def test_proxy_forwards_a_replacement_as_a_replacement() -> None:
     """An a2a-sdk client of ``trpc-bridge proxy`` in front of the replacing server keeps
     the answer once (the proxy used to forward the replacement as ``append: true``)."""
@@ -87,7 +83,6 @@ async def test_proxy_forwards_a_replacement_as_a_replacement() -> None:
     assert texts == [ANSWER]
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 async def test_status_message_text_then_the_same_artifact_is_one_answer() -> None:
     async with serve(StatusThenArtifactExecutor()) as url:
         events = await _run(url)
@@ -95,13 +90,11 @@ async def test_status_message_text_then_the_same_artifact_is_one_answer() -> Non
     assert len({e.id for e in events if e.choices}) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 async def test_unary_call_follows_a_task_that_is_still_working() -> None:
     async with serve(SlowExecutor(), non_blocking=True) as url:
         assert _texts(await _run(url, stream=False)) == [ANSWER]
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 async def test_call_no_stream_prints_the_answer_of_a_working_task(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
