@@ -6,7 +6,8 @@ so the tests start one server process for every scenario and one client process 
 every call, instead of one process per scenario or per call.
 
 Protocol (JSON lines):
-- ``serve``: stdout ``READY <scenario> <url>`` per scenario, then ``READY all``.
+- ``serve``: stdout ``READY <scenario> <url>`` per scenario, then ``READY all``; serves
+  until stdin closes (the process that started it ended).
 - ``client``: stdin ``{"url", "message", "user", "session", "stream"}`` per call; stdout
   one line per call, ``{"events": [...], "session": [...]}`` or ``{"error": "..."}``.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sys
 import traceback
@@ -47,7 +49,16 @@ async def serve_all(scenarios: list[str], build: AppBuilder) -> None:
         servers.append(uvicorn.Server(config).serve(sockets=[sock]))
         print(f"READY {scenario} {url}", flush=True)
     print("READY all", flush=True)
-    await asyncio.gather(*servers)
+    serving = asyncio.gather(*servers)
+    await _stdin_closed()
+    serving.cancel()  # the test (our parent) is gone or done: stop with it
+    os._exit(0)
+
+
+async def _stdin_closed() -> None:
+    loop = asyncio.get_running_loop()
+    while await loop.run_in_executor(None, sys.stdin.readline):
+        pass
 
 
 async def client_loop(call: Caller) -> None:
@@ -55,8 +66,8 @@ async def client_loop(call: Caller) -> None:
     loop = asyncio.get_running_loop()
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
-        if not line:
-            return
+        if not line:  # the test is done (or gone): frameworks may leave threads behind
+            os._exit(0)
         if not line.strip():
             continue
         request = json.loads(line)

@@ -136,6 +136,7 @@ def _read_ready(proc: subprocess.Popen[str], timeout: float) -> dict[str, str]:
 def peer_servers(framework: Framework, timeout: float = 300.0) -> Iterator[PeerServers]:
     proc = subprocess.Popen(
         framework.args("serve"),
+        stdin=subprocess.PIPE,  # closed when this process ends: the server stops then
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
