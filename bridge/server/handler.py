@@ -154,6 +154,7 @@ class BridgeRequestHandler(RequestHandler):
             extensions=frozenset(context.requested_extensions),
             headers=caller.headers,
             wire=wire_version(context),
+            part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
         )
         return _Call(request, user_message, caller, negotiated)
 

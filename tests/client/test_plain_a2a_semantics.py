@@ -24,8 +24,8 @@ from plain_servers import (
 from replay_server import ReplayPeer, serving
 
 from trpc_bridge.aggregate import aggregate
+from trpc_bridge.cli.call import run_call
 from trpc_bridge.client import RemoteAgent
-from trpc_bridge.client.call_command import run_call
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 

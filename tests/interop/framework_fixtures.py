@@ -14,7 +14,7 @@ from bridge_thread import BridgeThread
 from frameworks import FRAMEWORKS, PeerClient, PeerServers, missing, peer_servers
 from peers import Process, go_server
 
-from trpc_bridge import scenarios
+from trpc_bridge.agents import scenarios
 
 
 class Lazy(dict[Any, Any]):

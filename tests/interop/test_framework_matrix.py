@@ -3,7 +3,7 @@ Google ADK, each on its own A2A server and client (``interop/python/``), against
 bridge and, through ``trpc-bridge proxy``, against each other and trpc-agent-go.
 
 - ``<fw>→py``: the framework's client calls ``trpc-bridge serve`` (the scenario's Python
-  twin, ``trpc_bridge.scenarios``);
+  twin, ``trpc_bridge.agents.scenarios``);
 - ``py→<fw>``: the bridge's ``RemoteAgent`` calls the framework's server;
 - ``<client>→proxy→<server>``: a framework's (or Go's) client calls ``trpc-bridge proxy``
   in front of another framework's (or Go's) server.
@@ -32,9 +32,9 @@ from known_failures import known_failure
 from peers import Process, go_call
 from views import View, bridge_view, go_view, peer_view
 
+from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.scenarios import SCRIPTS
 
 ID_KEYS = {"trpc-py": "response_id", "trpc-py-v1": "response_id", "adk": "id"}
 

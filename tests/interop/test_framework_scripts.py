@@ -12,8 +12,8 @@ import pytest
 from frameworks import PEER_DIR, SCENARIOS
 from views import View, bridge_view
 
+from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.events import AgentRequest
-from trpc_bridge.scenarios import SCRIPTS
 
 
 def _peer_scripts() -> ModuleType:

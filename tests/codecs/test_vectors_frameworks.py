@@ -7,16 +7,15 @@ text once."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from vector_files import VECTORS
 
 from trpc_bridge.aggregate import AggregatedMessage, aggregate
 from trpc_bridge.codecs.dialect_decode import decode_any_result, decode_any_stream
 from trpc_bridge.codecs.trpc_decode import decode_result, decode_stream
 
-VECTORS = Path(__file__).parent / "vectors"
 RECORDED = [
     v
     for v in (json.loads(p.read_text()) for p in sorted(VECTORS.glob("*.json")))

@@ -4,14 +4,13 @@ client really sent (tests/vectors/N01–N04, captured on loopback)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from vector_files import VECTORS
 
 from trpc_bridge.codecs.dialect_detect import ADK_EXTENSION_URI, Caller, detect_caller
 
-VECTORS = Path(__file__).parent / "vectors"
 CAPTURED = [
     v
     for v in (json.loads(p.read_text()) for p in sorted(VECTORS.glob("N*.json")))
