@@ -20,7 +20,14 @@ import httpx
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.client.card import Endpoint, RemoteAgentError, ResolvedCard, fetch_card
+from trpc_bridge.client.card import (
+    TRANSPORTS,
+    Endpoint,
+    RemoteAgentError,
+    ResolvedCard,
+    fetch_card,
+    fetch_extended_card,
+)
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.transport import RemoteCallError, Transport
@@ -126,6 +133,9 @@ class RemoteAgent:
         http = httpx.AsyncClient(timeout=timeout)
         try:
             card = await fetch_card(http, url)
+            wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            if wanted and all(e.binding != wanted for e in card.endpoints):
+                card = await fetch_extended_card(http, card)
             endpoint = card.choose(transport, version)
             wire: Transport
             if endpoint.binding == "JSONRPC":

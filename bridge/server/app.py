@@ -48,7 +48,7 @@ from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
-from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
@@ -159,9 +159,11 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
+        self.handler.extended_card = card
+        public = public_card(card)
         routes: list[BaseRoute] = []
         for path in CARD_PATHS:
-            routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
+            routes.extend(create_agent_card_routes(public, card_url=f"{self.base_path}{path}"))
         for path in self._jsonrpc_paths():
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)

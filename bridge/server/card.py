@@ -76,3 +76,25 @@ def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> 
         default_output_modes=["text"],
         skills=_skills(agent),
     )
+
+
+def public_card(card: AgentCard) -> AgentCard:
+    """The card at the well-known paths: ``card`` without its gRPC interfaces, which the
+    extended card (``GetExtendedAgentCard``, on every transport) keeps.
+
+    Why: Google ADK's client refuses a card any of whose interface URLs is not on the
+    origin the card came from (scheme, host and port), and gRPC listens on its own port,
+    with a ``host:port`` target that is no URL of that origin. Every client can use the
+    interfaces that remain (JSON-RPC 0.3/1.0, REST); a gRPC client finds gRPC in the
+    extended card, which ``capabilities.extendedAgentCard`` announces (``RemoteAgent``
+    fetches it when asked for gRPC; an a2a-sdk client calls ``get_extended_agent_card``).
+    """
+    public = AgentCard()
+    public.CopyFrom(card)
+    kept = [i for i in card.supported_interfaces if i.protocol_binding != GRPC]
+    if len(kept) == len(card.supported_interfaces):
+        return public
+    del public.supported_interfaces[:]
+    public.supported_interfaces.extend(kept)
+    public.capabilities.extended_agent_card = True
+    return public

@@ -119,6 +119,8 @@ class BridgeRequestHandler(RequestHandler):
     def __init__(self, runner: AgentRunner, options: HandlerOptions | None = None) -> None:
         self.runner = runner
         self.options = options or HandlerOptions()
+        #: The full card (every interface), set by the server: see ``card.public_card``.
+        self.extended_card: AgentCard | None = None
 
     @property
     def registry(self) -> TaskRegistry:
@@ -296,4 +298,6 @@ class BridgeRequestHandler(RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise ExtendedAgentCardNotConfiguredError
+        if self.extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError
+        return self.extended_card
