@@ -36,21 +36,10 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
-from harness import client_loop, serve_all
+from harness import client_loop, event_record, serve_all, step_index
 from scripts import SCRIPTS, Script, Step, get_weather
 
 CARD_PATH = ".well-known/agent-card.json"
-
-
-def _step_index(request: LlmRequest) -> int:
-    """Model turns after the last user text turn (function responses are user turns)."""
-    step = 0
-    for content in request.contents:
-        if content.role == "user" and any(p.text for p in content.parts or []):
-            step = 0
-        elif content.role == "model":
-            step += 1
-    return step
 
 
 def _response(step: Step, *parts: types.Part, partial: bool) -> LlmResponse:
@@ -95,7 +84,7 @@ class ScriptedLlm(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        index = min(_step_index(llm_request), len(self.script.steps) - 1)
+        index = min(step_index(llm_request.contents), len(self.script.steps) - 1)
         for response in _responses(self.script.steps[index]):
             yield response
 
@@ -116,41 +105,8 @@ async def _app(scenario: str, url: str) -> Any:
     return to_a2a(_agent(scenario), host="127.0.0.1", port=port)
 
 
-def _part(part: types.Part) -> dict[str, Any]:
-    if part.function_call:
-        call = part.function_call
-        return {"function_call": {"id": call.id, "name": call.name, "args": call.args}}
-    if part.function_response:
-        response = part.function_response
-        return {
-            "function_response": {
-                "id": response.id,
-                "name": response.name,
-                "response": response.response,
-            }
-        }
-    if part.executable_code:
-        return {"code": part.executable_code.code}
-    if part.code_execution_result:
-        return {"code_result": part.code_execution_result.output}
-    if part.thought:
-        return {"thought": part.text or ""}
-    if part.inline_data is not None:
-        return {"inline_data": (part.inline_data.data or b"").decode(errors="replace")}
-    return {"text": part.text or ""}
-
-
-def event_record(event: Any) -> dict[str, Any]:
-    """What an ADK user sees of one event."""
-    parts = event.content.parts if event.content and event.content.parts else []
-    record: dict[str, Any] = {
-        "id": event.id,
-        "partial": bool(event.partial),
-        "parts": [_part(p) for p in parts],
-    }
-    if event.error_code or event.error_message:
-        record["error"] = {"code": event.error_code, "message": event.error_message}
-    return record
+def _record(event: Any) -> dict[str, Any]:
+    return event_record(event, "id", event.id)
 
 
 async def call(url: str, message: str, user: str, session: str, stream: bool) -> dict[str, Any]:
@@ -165,7 +121,7 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
         await sessions.create_session(app_name="adk-peer-client", user_id=user, session_id=session)
         new_message = types.Content(role="user", parts=[types.Part(text=message)])
         events = [
-            event_record(event)
+            _record(event)
             async for event in runner.run_async(
                 user_id=user, session_id=session, new_message=new_message
             )
@@ -173,7 +129,7 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
         stored = await sessions.get_session(
             app_name="adk-peer-client", user_id=user, session_id=session
         )
-    kept = [event_record(e) for e in (stored.events if stored else []) if e.author != "user"]
+    kept = [_record(e) for e in (stored.events if stored else []) if e.author != "user"]
     return {"events": events, "session": kept}
 
 

@@ -82,3 +82,52 @@ async def client_loop(call: Caller) -> None:
         except Exception as exc:  # reported to the test, which fails the cell with it
             answer = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()}
         print(json.dumps(answer, ensure_ascii=False, sort_keys=True), flush=True)
+
+
+# --- what both frameworks' genai-style types share (duck-typed: two different installs) --
+
+
+def step_index(contents: Any) -> int:
+    """The scripted model's step: model turns after the last user *text* turn (function
+    responses are user turns in genai), as the Go peer counts them."""
+    step = 0
+    for content in contents:
+        if content.role == "user" and any(p.text for p in content.parts or []):
+            step = 0
+        elif content.role == "model":
+            step += 1
+    return step
+
+
+def part_record(part: Any) -> dict[str, Any]:
+    """One genai part as the test reads it."""
+    if part.function_call:
+        call = part.function_call
+        return {"function_call": {"id": call.id, "name": call.name, "args": call.args}}
+    if part.function_response:
+        response = part.function_response
+        data = {"id": response.id, "name": response.name, "response": response.response}
+        return {"function_response": data}
+    if part.executable_code:
+        return {"code": part.executable_code.code}
+    if part.code_execution_result:
+        return {"code_result": part.code_execution_result.output}
+    if part.thought:
+        return {"thought": part.text or ""}
+    if part.inline_data is not None:
+        return {"inline_data": (part.inline_data.data or b"").decode(errors="replace")}
+    return {"text": part.text or ""}
+
+
+def event_record(event: Any, id_key: str, event_id: str) -> dict[str, Any]:
+    """What a framework user sees of one event: its id (under ``id_key``), ``partial``,
+    its parts, its error."""
+    parts = event.content.parts if event.content and event.content.parts else []
+    record: dict[str, Any] = {
+        id_key: event_id,
+        "partial": bool(event.partial),
+        "parts": [part_record(p) for p in parts],
+    }
+    if event.error_code or event.error_message:
+        record["error"] = {"code": event.error_code, "message": event.error_message}
+    return record

@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from harness import client_loop, serve_all
+from harness import client_loop, event_record, serve_all, step_index
 from scripts import SCRIPTS, Script, Step, get_weather
 from trpc_agent_sdk.agents import LlmAgent
 from trpc_agent_sdk.models import LLMModel, LlmRequest, LlmResponse
@@ -42,17 +42,6 @@ else:
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.tasks import InMemoryTaskStore
     from trpc_agent_sdk.server.a2a import TrpcA2aAgentService, TrpcRemoteA2aAgent
-
-
-def _step_index(request: LlmRequest) -> int:
-    """Model turns after the last user text turn (function responses are user turns)."""
-    step = 0
-    for content in request.contents:
-        if content.role == "user" and any(p.text for p in content.parts or []):
-            step = 0
-        elif content.role == "model":
-            step += 1
-    return step
 
 
 def _content(*parts: Part) -> Content:
@@ -108,7 +97,7 @@ class ScriptedModel(LLMModel):
     async def _generate_async_impl(
         self, request: LlmRequest, stream: bool = False, ctx: Any = None
     ) -> AsyncGenerator[LlmResponse, None]:
-        index = min(_step_index(request), len(self._script.steps) - 1)
+        index = min(step_index(request.contents), len(self._script.steps) - 1)
         for response in _responses(self._script.steps[index], stream):
             yield response
 
@@ -143,39 +132,9 @@ async def _app(scenario: str, url: str) -> Any:
     return A2AStarletteApplication(agent_card=card, http_handler=handler).build()
 
 
-def _part(part: Part) -> dict[str, Any]:
-    if part.function_call:
-        call = part.function_call
-        return {"function_call": {"id": call.id, "name": call.name, "args": call.args}}
-    if part.function_response:
-        response = part.function_response
-        return {
-            "function_response": {
-                "id": response.id,
-                "name": response.name,
-                "response": response.response,
-            }
-        }
-    if part.executable_code:
-        return {"code": part.executable_code.code}
-    if part.code_execution_result:
-        return {"code_result": part.code_execution_result.output}
-    if part.thought:
-        return {"thought": part.text or ""}
-    return {"text": part.text or ""}
-
-
-def event_record(event: Any) -> dict[str, Any]:
-    """What a trpc-agent-python user sees of one event."""
-    parts = event.content.parts if event.content and event.content.parts else []
-    record: dict[str, Any] = {
-        "response_id": event.response_id or "",
-        "partial": bool(event.partial),
-        "object": event.object or "",
-        "parts": [_part(p) for p in parts],
-    }
-    if event.error_code or event.error_message:
-        record["error"] = {"code": event.error_code, "message": event.error_message}
+def _record(event: Any) -> dict[str, Any]:
+    record = event_record(event, "response_id", event.response_id or "")
+    record["object"] = event.object or ""
     return record
 
 
@@ -188,7 +147,7 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
     runner = Runner(app_name="trpc-peer-client", agent=remote, session_service=sessions)
     new_message = Content(role="user", parts=[Part(text=message)])
     events = [
-        event_record(event)
+        _record(event)
         async for event in runner.run_async(
             user_id=user, session_id=session, new_message=new_message
         )
@@ -196,7 +155,7 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
     stored = await sessions.get_session(
         app_name="trpc-peer-client", user_id=user, session_id=session
     )
-    kept = [event_record(e) for e in (stored.events if stored else []) if e.author != "user"]
+    kept = [_record(e) for e in (stored.events if stored else []) if e.author != "user"]
     return {"events": events, "session": kept}
 
 

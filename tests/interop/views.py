@@ -80,6 +80,15 @@ def _shown(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(t for t in texts if t)
 
 
+def _folded(groups: dict[str, _Group], **rest: Any) -> View:
+    """The view of responses folded by id (a complete text replaces its pieces)."""
+    return View(
+        texts=_shown(g.text or g.partial_text for g in groups.values()),
+        thoughts=_shown(g.thought or g.partial_thought for g in groups.values()),
+        **rest,
+    )
+
+
 def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
     """A framework client's events (interop/python records) folded by ``id_key``."""
     groups: dict[str, _Group] = {}
@@ -124,9 +133,8 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
             if not e.get("partial")
         )
         history = tuple(t for t in history if t)
-    return View(
-        texts=_shown(g.text or g.partial_text for g in groups.values()),
-        thoughts=_shown(g.thought or g.partial_thought for g in groups.values()),
+    return _folded(
+        groups,
         calls=tuple(calls),
         results=tuple(results),
         error=error,
@@ -160,10 +168,4 @@ def go_view(events: list[dict[str, Any]]) -> View:
             else:
                 group.text = message.get("content") or group.text
                 group.thought = message.get("reasoning_content") or group.thought
-    return View(
-        texts=_shown(g.text or g.partial_text for g in groups.values()),
-        thoughts=_shown(g.thought or g.partial_thought for g in groups.values()),
-        calls=tuple(calls),
-        results=tuple(results),
-        error=error,
-    )
+    return _folded(groups, calls=tuple(calls), results=tuple(results), error=error)
