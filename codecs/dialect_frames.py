@@ -15,6 +15,8 @@ What is rewritten (each recorded from the framework itself, ``tests/vectors/TP*`
   artifact's text (one complete response, not one more delta); text streamed in status
   messages and then sent whole as an artifact is one answer; a status message from the
   ``user`` (a server echoing the request in its ``submitted`` status) is not output.
+- **trpc-agent-python**'s error: an agent message with ``error_code`` metadata (and no
+  failed status) is the run's failure.
 
 trpc's own frames (those with ``object_type`` metadata) pass unchanged, so Go callers and
 the Go vectors see exactly what they saw before; their text is only recorded, so that a
@@ -38,10 +40,12 @@ from trpc_bridge.codecs.a2a_frames import (
     WireArtifact,
     WireMessage,
     WirePart,
+    as_str,
 )
 from trpc_bridge.codecs.dialect_text import FinalText, ResponseIds, Seen, partial_flag
 from trpc_bridge.codecs.trpc_keys import (
     ADK_PREFIX,
+    ERROR_KEYS,
     META_OBJECT_TYPE,
     META_RESPONSE_ID,
     PART_THOUGHT,
@@ -85,6 +89,8 @@ class DialectFrames:
     _status_keys: dict[str, str] = field(default_factory=dict)
 
     def frames(self, frame: Frame) -> list[Frame]:
+        if isinstance(frame, WireMessage):
+            return [error_message_as_failure(frame)]
         if isinstance(frame, StatusFrame):
             return self._status(frame)
         if isinstance(frame, ArtifactFrame):
@@ -188,6 +194,19 @@ class DialectFrames:
             self._text.whole(key, text)
 
 
+def error_message_as_failure(frame: Frame) -> Frame:
+    """trpc-agent-python reports a run's error as an agent message carrying
+    ``error_code`` (no failed status follows, and the stream ends): that message is the
+    run's failure, not one more answer."""
+    if not isinstance(frame, WireMessage) or frame.role == "user":
+        return frame
+    if not any(as_str(frame.metadata.get(key)) for key in ERROR_KEYS):
+        return frame
+    return StatusFrame(
+        task_id="", context_id="", state="failed", message=frame, metadata=frame.metadata
+    )
+
+
 # --- unary results ------------------------------------------------------------------------
 
 
@@ -238,7 +257,7 @@ def _clean_artifacts(artifacts: tuple[WireArtifact, ...], shown: set[str]) -> li
 def normalise_task(frame: Frame) -> Frame:
     """A unary result with each answer once (see the module docstring)."""
     if not isinstance(frame, TaskFrame):
-        return frame
+        return error_message_as_failure(frame)
     history, shown = _collapse_history(frame.history)
     artifacts = _clean_artifacts(frame.artifacts, shown)
     return replace(frame, history=tuple(history), artifacts=tuple(artifacts))
