@@ -23,7 +23,9 @@ is decided by :func:`~trpc_bridge.codecs.dialect_detect.detect_caller`.
 
 from __future__ import annotations
 
-from a2a.types import Artifact, Message, Task, TaskArtifactUpdateEvent
+from collections.abc import Sequence
+
+from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.adk_parts import adk_part
 from trpc_bridge.codecs.dialect_detect import Caller, detect_caller
@@ -76,6 +78,10 @@ class OverlayStreamEncoder(StreamEncoder):
         return frames
 
 
+def _shows(parts: Sequence[Part]) -> bool:
+    return any(not p.HasField("text") or p.text for p in parts)
+
+
 class AdkUnaryEncoder(UnaryEncoder):
     """A Task whose artifacts are all the messages (ADK's client reads no history)."""
 
@@ -86,14 +92,17 @@ class AdkUnaryEncoder(UnaryEncoder):
             del result.parts[:]
             result.parts.extend(parts)
             return result
+        # Chunk placeholders (no content) would be empty events: ADK shows a failed
+        # task's status message only when there is no artifact.
         artifacts = [
             Artifact(artifact_id=m.message_id, parts=[adk_part(p) for p in m.parts])
             for m in result.history
-            if m.parts
+            if _shows(m.parts)
         ]
         artifacts += [
             Artifact(artifact_id=a.artifact_id, parts=[adk_part(p) for p in a.parts])
             for a in result.artifacts
+            if _shows(a.parts)
         ]
         del result.history[:]
         del result.artifacts[:]

@@ -15,6 +15,7 @@ What is rewritten (each recorded from the framework itself, ``tests/vectors/TP*`
   artifact's text (one complete response, not one more delta); text streamed in status
   messages and then sent whole as an artifact is one answer; a status message from the
   ``user`` (a server echoing the request in its ``submitted`` status) is not output.
+- **ADK**'s error: a ``working`` message with ``adk_error_code`` is the run's failure.
 - **trpc-agent-python**'s error: an agent message with ``error_code`` metadata (and no
   failed status) is the run's failure.
 
@@ -46,6 +47,8 @@ from trpc_bridge.codecs.dialect_text import FinalText, ResponseIds, Seen, partia
 from trpc_bridge.codecs.trpc_keys import (
     ADK_PREFIX,
     ERROR_KEYS,
+    META_ERROR_CODE,
+    META_ERROR_MESSAGE,
     META_OBJECT_TYPE,
     META_RESPONSE_ID,
     PART_THOUGHT,
@@ -54,6 +57,8 @@ from trpc_bridge.events import ObjectType
 
 #: Status states whose message is progress (not the run's end, not a question).
 _PROGRESS = frozenset({"submitted", "working"})
+#: ADK's error event metadata (its message text is the error message).
+ADK_ERROR_CODE = "adk_error_code"
 
 
 def _is_thought(part: WirePart) -> bool:
@@ -111,6 +116,8 @@ class DialectFrames:
         key = self._ids.read(merged) or self._status_keys.setdefault(
             frame.task_id, message.message_id
         )
+        if as_str(merged.get(ADK_ERROR_CODE)):
+            return [_adk_failure(frame, message, merged, key)]
         bare = replace(frame, message=None)
         text, thought, text_only = _texts(message.parts)
         if not text_only:  # tool calls / results / code: one complete message each
@@ -194,6 +201,21 @@ class DialectFrames:
             self._text.whole(key, text)
 
 
+def _adk_failure(
+    frame: StatusFrame, message: WireMessage, merged: Mapping[str, Any], key: str
+) -> StatusFrame:
+    """ADK sends a model error as one more ``working`` message (text = the error message,
+    ``adk_error_code``) before its ``failed`` status: it is the run's failure."""
+    text, _, _ = _texts(message.parts)
+    metadata = {
+        **merged,
+        META_ERROR_CODE: as_str(merged.get(ADK_ERROR_CODE)),
+        META_ERROR_MESSAGE: text,
+        META_RESPONSE_ID: key,
+    }
+    return replace(frame, state="failed", message=message, metadata=metadata)
+
+
 def error_message_as_failure(frame: Frame) -> Frame:
     """trpc-agent-python reports a run's error as an agent message carrying
     ``error_code`` (no failed status follows, and the stream ends): that message is the
@@ -210,44 +232,54 @@ def error_message_as_failure(frame: Frame) -> Frame:
 # --- unary results ------------------------------------------------------------------------
 
 
-def _text_only(parts: tuple[WirePart, ...]) -> str | None:
+def _text_pair(parts: tuple[WirePart, ...]) -> tuple[str, str] | None:
+    """(text, reasoning) of text-only parts that show something, else None."""
     text, thought, text_only = _texts(parts)
-    return text if text_only and text and not thought else None
+    return (text, thought) if text_only and (text or thought) else None
 
 
-def _collapse_history(history: tuple[WireMessage, ...]) -> tuple[list[WireMessage], set[str]]:
+def _ends_with(whole: tuple[str, str], piece: tuple[str, str]) -> bool:
+    return whole[0].endswith(piece[0]) and whole[1].endswith(piece[1])
+
+
+def _collapse_history(
+    history: tuple[WireMessage, ...],
+) -> tuple[list[WireMessage], set[tuple[str, str]]]:
     """Agent text pieces followed by their whole (ADK's history) → the whole once, under
-    the first piece's id. Returns the history and the texts it shows."""
+    the first piece's id. Returns the history and the (text, reasoning) it shows."""
     out: list[WireMessage] = []
-    run: list[WireMessage] = []  # consecutive text-only agent messages
+    run: list[tuple[WireMessage, tuple[str, str]]] = []  # consecutive agent text messages
     for message in history:
-        text = _text_only(message.parts) if message.role != "user" else None
-        if text is None:
-            out += run
+        pair = _text_pair(message.parts) if message.role != "user" else None
+        if pair is None:
+            out += [m for m, _ in run]
             run = []
             out.append(message)
             continue
-        if run and "".join(_text_only(m.parts) or "" for m in run) == text:
-            out.append(replace(message, message_id=run[0].message_id))
+        joined = ("".join(p[0] for _, p in run), "".join(p[1] for _, p in run))
+        if run and joined == pair:
+            out.append(replace(message, message_id=run[0][0].message_id))
             run = []
             continue
-        run.append(message)
-    out += run
-    shown = {t for m in out if m.role != "user" and (t := _text_only(m.parts))}
+        run.append((message, pair))
+    out += [m for m, _ in run]
+    shown = {p for m in out if m.role != "user" and (p := _text_pair(m.parts))}
     return out, shown
 
 
-def _clean_artifacts(artifacts: tuple[WireArtifact, ...], shown: set[str]) -> list[WireArtifact]:
+def _clean_artifacts(
+    artifacts: tuple[WireArtifact, ...], shown: set[tuple[str, str]]
+) -> list[WireArtifact]:
     """Drop texts the history showed; a text artifact followed by one that ends with its
     text is a streamed remnant (trpc-agent-python's last chunk): keep the whole under the
     remnant's id, which is the response id."""
     out: list[WireArtifact] = []
     for artifact in artifacts:
-        text = _text_only(artifact.parts)
-        if text is not None and text in shown:
+        pair = _text_pair(artifact.parts)
+        if pair is not None and pair in shown:
             continue
-        previous = _text_only(out[-1].parts) if out else None
-        if text is not None and previous is not None and text.endswith(previous):
+        previous = _text_pair(out[-1].parts) if out else None
+        if pair is not None and previous is not None and _ends_with(pair, previous):
             out[-1] = replace(artifact, artifact_id=out[-1].artifact_id)
             continue
         out.append(artifact)

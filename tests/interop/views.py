@@ -18,6 +18,9 @@ from typing import Any
 from trpc_bridge.aggregate import aggregate
 from trpc_bridge.events import AgentEvent
 
+#: The scenarios' error message (``error``: code E42, message "boom").
+ERROR_TEXT = "boom"
+
 
 def _json(value: Any) -> Any:
     """Tool arguments and results compare as JSON values, whatever their spelling:
@@ -62,7 +65,7 @@ def bridge_view(events: Iterable[AgentEvent]) -> View:
             (c.function.name, _canon(c.function.arguments)) for m in messages for c in m.tool_calls
         ),
         results=tuple((r.name, _canon(r.content)) for m in messages for r in m.tool_results),
-        error=any(m.error is not None and "boom" in m.error.message for m in messages),
+        error=any(m.error is not None and ERROR_TEXT in m.error.message for m in messages),
     )
 
 
@@ -99,7 +102,7 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
     for number, event in enumerate(answer["events"]):
         parts = event.get("parts", [])
         err = event.get("error") or {}
-        if "boom" in str(err.get("message", "")) or "E42" in str(err.get("code", "")):
+        if ERROR_TEXT in str(err.get("message", "")) or "E42" in str(err.get("code", "")):
             error = True
         if not parts:
             continue
@@ -108,7 +111,9 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
             unidentified += 1
             key = f"#{number}"
         group = groups.setdefault(key, _Group())
-        text = "".join(p.get("text", "") for p in parts)
+        # A framework shows a failed run's message as text (ADK: only as text): that is
+        # the error shown, not one more answer.
+        text = "".join(p.get("text", "") for p in parts if p.get("text") != ERROR_TEXT)
         thought = "".join(p.get("thought", "") for p in parts)
         if event.get("partial"):
             group.partial_text += text
@@ -123,7 +128,7 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
             if "function_response" in part:
                 response = part["function_response"]
                 results.append((response["name"], _canon(response.get("response"))))
-            if "boom" in part.get("text", ""):
+            if part.get("text") == ERROR_TEXT:
                 error = True
     history = None
     if "session" in answer:
@@ -151,7 +156,7 @@ def go_view(events: list[dict[str, Any]]) -> View:
     results: list[tuple[str, str]] = []
     error = False
     for number, event in enumerate(events):
-        if "boom" in json.dumps(event.get("error", {})):
+        if ERROR_TEXT in json.dumps(event.get("error", {})):
             error = True
         for choice in event.get("choices", []):
             message, delta = choice.get("message", {}), choice.get("delta", {})
