@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trpc_bridge.codecs.a2a_frames import (
+    FAILURE_STATES,
     ArtifactFrame,
     Frame,
     StatusFrame,
@@ -95,7 +96,7 @@ class DialectFrames:
 
     def frames(self, frame: Frame) -> list[Frame]:
         if isinstance(frame, WireMessage):
-            return [error_message_as_failure(frame)]
+            return [error_message_as_failure(frame, self._text.last)]
         if isinstance(frame, StatusFrame):
             return self._status(frame)
         if isinstance(frame, ArtifactFrame):
@@ -216,17 +217,18 @@ def _adk_failure(
     return replace(frame, state="failed", message=message, metadata=metadata)
 
 
-def error_message_as_failure(frame: Frame) -> Frame:
+def error_message_as_failure(frame: Frame, response_id: str | None = None) -> Frame:
     """trpc-agent-python reports a run's error as an agent message carrying
     ``error_code`` (no failed status follows, and the stream ends): that message is the
-    run's failure, not one more answer."""
+    run's failure, not one more answer — of the response in progress, if there is one."""
     if not isinstance(frame, WireMessage) or frame.role == "user":
         return frame
     if not any(as_str(frame.metadata.get(key)) for key in ERROR_KEYS):
         return frame
-    return StatusFrame(
-        task_id="", context_id="", state="failed", message=frame, metadata=frame.metadata
-    )
+    metadata = dict(frame.metadata)
+    if response_id and not metadata.get(META_RESPONSE_ID):
+        metadata[META_RESPONSE_ID] = response_id
+    return StatusFrame(task_id="", context_id="", state="failed", message=frame, metadata=metadata)
 
 
 # --- unary results ------------------------------------------------------------------------
@@ -291,6 +293,10 @@ def normalise_task(frame: Frame) -> Frame:
     if not isinstance(frame, TaskFrame):
         return error_message_as_failure(frame)
     history, shown = _collapse_history(frame.history)
+    failure = _text_pair(frame.status_message.parts) if frame.status_message else None
+    if frame.state in FAILURE_STATES and failure is not None:
+        # ADK keeps its error message in the history too: the failed status says it.
+        history = [m for m in history if _text_pair(m.parts) != failure]
     artifacts = _clean_artifacts(frame.artifacts, shown)
     return replace(frame, history=tuple(history), artifacts=tuple(artifacts))
 

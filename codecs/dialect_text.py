@@ -107,6 +107,11 @@ class FinalText:
             self._order.append(key)
         return self._responses[key]
 
+    @property
+    def last(self) -> str | None:
+        """The response seen last (the one a run's error belongs to)."""
+        return self._order[-1] if self._order else None
+
     def owner(self, text: str) -> str | None:
         """The most recent response that already showed exactly ``text``."""
         for key in reversed(self._order):

@@ -18,6 +18,7 @@ there too: Go callers get trpc-agent-go's exact bytes, see SCENARIOS.md §3).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -64,6 +65,11 @@ def check_peer_client(
 ) -> None:
     view = peer_view(answer, ID_KEYS[framework.key])
     want = expected(scenario, mode)
+    if scenario == "error" and mode == "unary":
+        # Whether a failed run's streamed piece survives in a unary task is the server's
+        # choice (ADK keeps it in the history, trpc keeps a placeholder): both are right.
+        assert view.texts in ((), ("Partial",)), answer["events"]
+        view = replace(view, texts=want.texts)
     assert view == want, answer["events"]
     if framework.key.startswith("trpc-py") and want.texts and not want.error:
         # trpc-agent-py keeps only non-partial events in the caller's session.
@@ -122,9 +128,12 @@ def test_bridge_client_framework_server(
 ) -> None:
     url = framework_servers[framework.key].urls[scenario]
     events = asyncio.run(_bridge_call(url, stream=mode == "stream"))
-    assert bridge_view(events) == expected(scenario), [
-        e.model_dump(exclude_defaults=True) for e in events
-    ]
+    shown = [e.model_dump(exclude_defaults=True) for e in events]
+    view = bridge_view(events)
+    if scenario == "error" and mode == "unary":  # as in check_peer_client
+        assert view.texts in ((), ("Partial",)), shown
+        view = replace(view, texts=expected(scenario, mode).texts)
+    assert view == expected(scenario, mode), shown
 
 
 # --- peer → trpc-bridge proxy → another peer -------------------------------------------
