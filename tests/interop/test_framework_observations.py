@@ -1,5 +1,5 @@
-"""The five observations of issue [8], each pinned by a test on the real framework peers.
-They fail today and run as strict xfails; each flips when its fix lands."""
+"""The five observations of issue [8], each pinned by a test on the real framework peers
+(each failed before the fix; the git history has them as strict xfails)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ def _parts(answer: dict[str, Any], kind: str) -> list[Any]:
     return [p[kind] for e in answer["events"] for p in e.get("parts", []) if kind in p]
 
 
-@pytest.mark.xfail(strict=True, reason="issue [8] observation 1: encoder for trpc-agent-py")
 def test_trpc_py_client_gets_a_final_text_its_session_keeps(
     framework_clients: dict[str, PeerClient], bridges: dict[tuple[str, str], str]
 ) -> None:
@@ -41,7 +40,6 @@ def test_trpc_py_client_gets_a_final_text_its_session_keeps(
     assert responses and all(e["response_id"] for e in responses)
 
 
-@pytest.mark.xfail(strict=True, reason="issue [8] observation 2: card and ADK encoding")
 def test_adk_client_uses_the_default_card_and_sees_the_structure(
     framework_clients: dict[str, PeerClient], bridges: dict[tuple[str, str], str]
 ) -> None:
@@ -71,7 +69,6 @@ def _cli_call(url: str, *extra: str) -> str:
     return result.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="issue [8] observation 3: trpc-agent-py's last chunk")
 @pytest.mark.parametrize("mode", [(), ("--no-stream",)], ids=["stream", "unary"])
 def test_call_to_trpc_py_server_prints_the_answer_once(
     framework_servers: dict[str, PeerServers], mode: tuple[str, ...]
@@ -88,7 +85,6 @@ async def _events(url: str) -> list[AgentEvent]:
         return [e async for e in agent.run(AgentRequest(text="hi", context_id="c1"))]
 
 
-@pytest.mark.xfail(strict=True, reason="issue [8] observation 4: ADK's ids and final texts")
 def test_call_to_adk_server_keeps_ids_and_shows_the_answer_once(
     framework_servers: dict[str, PeerServers],
 ) -> None:
@@ -104,7 +100,6 @@ def test_call_to_adk_server_keeps_ids_and_shows_the_answer_once(
     assert _cli_call(url).count(ANSWER) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="issue [8] observation 5: decoder and encoder")
 def test_trpc_py_client_through_proxy_to_adk(
     framework_clients: dict[str, PeerClient],
     framework_servers: dict[str, PeerServers],
