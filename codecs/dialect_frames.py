@@ -107,6 +107,8 @@ class DialectFrames:
 
     def _status(self, frame: StatusFrame) -> list[Frame]:
         message = frame.message
+        if frame.state in FAILURE_STATES:
+            return [self._failure(frame)]
         if message is None or not message.parts:
             return [frame]
         if message.role == "user":
@@ -127,6 +129,14 @@ class DialectFrames:
         if seen is Seen.REPEAT:
             return [bare]
         return [bare, self._as_artifact(frame, key, message.parts, seen)]
+
+    def _failure(self, frame: StatusFrame) -> StatusFrame:
+        """A failed run (not trpc's: its error carries ``object_type``) fails the
+        response in progress: the error goes under that response's id."""
+        metadata = _merged(frame.message.metadata if frame.message else {}, frame.metadata)
+        if metadata.get(META_OBJECT_TYPE) or self._ids.read(metadata) or self._text.last is None:
+            return frame
+        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: self._text.last})
 
     def _seen(self, key: str, text: str, thought: str, *, unmarked: bool) -> Seen:
         """Classify a text-only unit's text (its reasoning when it has no text)."""
