@@ -1,7 +1,7 @@
 """The agent card the bridge serves for a Python agent.
 
-Shaped like trpc-agent-go's card (reference §2.11): the agent's own skill tagged
-``default`` plus one skill per tool, ``capabilities.streaming``, and the
+Shaped like trpc-agent-go's card (``docs/wire-spec.md`` §2.11): the agent's own skill
+tagged ``default`` plus one skill per tool, ``capabilities.streaming``, and the
 ``trpc-a2a-version`` extension. It is an a2a-sdk 1.0 card with one interface per
 transport; the JSON-RPC interface is listed for 1.0 and for 0.3 on the same URL, which
 makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,
@@ -46,9 +46,12 @@ def _skills(agent: Agent) -> list[AgentSkill]:
     return skills
 
 
-def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> AgentCard:
+def build_agent_card(
+    agent: Agent, *, base_url: str, grpc_address: str = "", push: bool = False
+) -> AgentCard:
     """The card for ``agent`` served at ``base_url`` (``http://host:port[/path]``);
-    ``grpc_address`` (``host:port``) adds the gRPC interface."""
+    ``grpc_address`` (``host:port``) adds the gRPC interface; ``push`` declares push
+    notifications."""
     base = base_url.rstrip("/")
     interfaces = [
         AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="1.0"),
@@ -71,7 +74,9 @@ def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> 
         description=agent.description,
         version=__version__,
         supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(streaming=True, extensions=[extension]),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=push, extensions=[extension]
+        ),
         default_input_modes=["text"],
         default_output_modes=["text"],
         skills=_skills(agent),
