@@ -175,7 +175,9 @@ class BridgeServer:
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
         self.handler.extended_card = card
-        routes: list[BaseRoute] = card_routes(public_card(card), base_path=self.base_path)
+        routes: list[BaseRoute] = card_routes(
+            card, base_path=self.base_path, same_origin=public_card(card)
+        )
         for path in self._jsonrpc_paths():
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
