@@ -174,7 +174,11 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        self.handler.extended_card = card
+        if any(i.protocol_binding == "GRPC" for i in card.supported_interfaces):
+            # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
+            # the card without it): every form of the card says so (A2A CORE-CAP-003).
+            card.capabilities.extended_agent_card = True
+            self.handler.extended_card = card
         routes: list[BaseRoute] = card_routes(
             card, base_path=self.base_path, same_origin=public_card(card)
         )
