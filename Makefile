@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest chromium bench interop conformance conformance-must protos agenthost clean
+.PHONY: install run test lint typecheck pytest chromium bench interop peers conformance conformance-must protos agenthost clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -32,8 +32,8 @@ typecheck: $(STAMP)
 	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bridge codecs telemetry tests bench
-	$(BIN)/ruff format --check bridge codecs telemetry tests bench
+	$(BIN)/ruff check bridge codecs telemetry tests bench interop/python
+	$(BIN)/ruff format --check bridge codecs telemetry tests bench interop/python
 	$(MAKE) --no-print-directory typecheck
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh --check
 
@@ -42,7 +42,7 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium peers
 	$(BIN)/python -m pytest -q
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
@@ -58,6 +58,20 @@ chromium:
 			|| echo "warning: apt-get could not install chromium"; \
 		else echo "$(CHROMIUM) not found (and not root): the playground browser test will skip"; fi; \
 	fi
+
+# The Python agent frameworks the interop matrix runs (interop/python/), one virtualenv
+# each: trpc-agent-py's `a2a` and `a2a-v1` extras cannot share an install, and neither
+# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements change.
+PEERS := build/peers
+PEER_STAMPS := $(PEERS)/trpc-py/.stamp $(PEERS)/trpc-py-v1/.stamp $(PEERS)/adk/.stamp
+
+$(PEERS)/%/.stamp: interop/python/requirements-%.txt
+	@rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$*
+	$(PEERS)/$*/bin/python -m pip install -q --upgrade pip
+	$(PEERS)/$*/bin/python -m pip install -q -r $<
+	@touch $@
+
+peers: $(PEER_STAMPS)
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).
@@ -80,9 +94,10 @@ conformance-must: $(STAMP)
 
 test: lint conformance-must pytest
 
-# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`), also part
-# of `make test`; this target prints it and writes docs/interop.md.
-interop: $(STAMP)
+# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`) and the
+# Python frameworks (interop/python), also part of `make test`; this target prints it and
+# writes docs/interop.md.
+interop: $(STAMP) peers
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
 
 # The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests

@@ -62,6 +62,8 @@ class EncodingRequest:
     extensions: frozenset[str] = frozenset()
     #: The caller's request headers (or gRPC metadata), names in lower case.
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: The metadata of the request message's parts, as JSON (ADK marks its user's parts).
+    part_metadata: tuple[Mapping[str, Any], ...] = ()
     wire: WireVersion = WireVersion.V0_3
 
 
@@ -138,6 +140,8 @@ _ALIASES: dict[str, str] = {Negotiation.ALWAYS: "trpc", Negotiation.NEVER: "plai
 #: Built-in encodings, ``module:attribute``, in ``auto`` order; imported on first use
 #: (the encoding modules import this one).
 _BUILT_IN = (
+    "trpc_bridge.codecs.dialect_encodings:ADK",
+    "trpc_bridge.codecs.dialect_encodings:TRPC_PYTHON",
     "trpc_bridge.codecs.trpc_runs:TRPC",
     "trpc_bridge.codecs.plain_a2a:PLAIN",
 )

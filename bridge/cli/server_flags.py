@@ -39,9 +39,10 @@ SERVER_FLAGS: dict[str, _Flag] = {
         str,
         typer.Option(
             "auto",
-            help="auto: chosen per request from what the caller sends (trpc encoding iff it "
-            "declares the spec version); always (trpc); never (plain A2A); or an "
-            "encoding's name.",
+            help="auto: chosen per request from what the caller sends (adk for Google ADK "
+            "clients, trpc-python for trpc-agent-python, trpc for trpc-agent-go and any "
+            "caller declaring the spec version, plain A2A otherwise); always (trpc); never "
+            "(plain A2A); or an encoding's name for everyone.",
         ),
     ),
     "task_store": _Flag(

@@ -21,12 +21,26 @@ import httpx
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.client.card import Endpoint, RemoteAgentError, ResolvedCard, fetch_card
+from trpc_bridge.client.card import (
+    TRANSPORTS,
+    Endpoint,
+    RemoteAgentError,
+    ResolvedCard,
+    fetch_card,
+    fetch_extended_card,
+)
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
-from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
-from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder, decode_result
+from trpc_bridge.codecs.a2a_frames import (
+    TaskFrame,
+    as_list,
+    as_map,
+    as_str,
+    read_result,
+)
+from trpc_bridge.codecs.dialect_decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder
 from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
@@ -39,6 +53,11 @@ log = logging.getLogger(__name__)
 USER_ID_HEADER = "X-User-ID"
 #: How long cancelling a remote task may hold up the consumer that went away.
 _CANCEL_TIMEOUT = 5.0
+#: How long a unary call follows a task the server answered while still working, and how
+#: often it asks (``tasks/get``), at most.
+_UNARY_TASK_TIMEOUT = 300.0
+_UNARY_POLL_MAX = 1.0
+_PENDING_STATES = frozenset({"submitted", "working"})
 
 
 def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
@@ -109,6 +128,9 @@ class RemoteAgent:
         http = httpx.AsyncClient(timeout=timeout)
         try:
             card = await fetch_card(http, url)
+            wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            if wanted and all(e.binding != wanted for e in card.endpoints):
+                card = await fetch_extended_card(http, card)
             endpoint = card.choose(transport, version)
             wire: Transport
             if endpoint.binding == "JSONRPC":
@@ -172,10 +194,10 @@ class RemoteAgent:
 
     async def _run_unary(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         try:
-            result = await self._transport.send(
-                self._message(request), self._request_headers(request)
-            )
-            events = decode_result(
+            headers = self._request_headers(request)
+            result = await self._transport.send(self._message(request), headers)
+            result = await self._until_done(result, headers)
+            events = decode_any_result(
                 result, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
             )
         except (RemoteCallError, CodecError) as exc:
@@ -186,9 +208,27 @@ class RemoteAgent:
         for event in events:
             yield event
 
+    async def _until_done(self, result: Any, headers: Mapping[str, str]) -> Any:
+        """A non-blocking server answers ``SendMessage`` with a task still submitted or
+        working: follow it with ``tasks/get`` until it ends. Raises
+        :class:`RemoteCallError` when it does not end within the timeout."""
+        frame = read_result(result)
+        delay, waited = 0.05, 0.0
+        while isinstance(frame, TaskFrame) and frame.state in _PENDING_STATES:
+            if waited >= _UNARY_TASK_TIMEOUT:
+                raise RemoteCallError(
+                    f"task {frame.task_id} still {frame.state} after {waited:.0f}s"
+                )
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, _UNARY_POLL_MAX)
+            result = await self._transport.get_task(frame.task_id, headers)
+            frame = read_result(result)
+        return result
+
     async def _run_streaming(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         headers = self._request_headers(request)
-        decoder = StreamDecoder(
+        decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
         completed = False

@@ -45,7 +45,7 @@ from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server.agent_host import add_agent_host
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
-from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.card_routes import card_routes
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
@@ -184,7 +184,14 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        routes: list[BaseRoute] = card_routes(card, base_path=self.base_path)
+        if any(i.protocol_binding == "GRPC" for i in card.supported_interfaces):
+            # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
+            # the card without it): every form of the card says so (A2A CORE-CAP-003).
+            card.capabilities.extended_agent_card = True
+            self.handler.extended_card = card
+        routes: list[BaseRoute] = card_routes(
+            card, base_path=self.base_path, same_origin=public_card(card)
+        )
         for path in self._jsonrpc_paths():
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)

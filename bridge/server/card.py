@@ -81,3 +81,27 @@ def build_agent_card(
         default_output_modes=["text"],
         skills=_skills(agent),
     )
+
+
+def public_card(card: AgentCard) -> AgentCard:
+    """The card a request marked ``A2A-Version: 1.x`` gets at the well-known path (a2a-sdk
+    1.x clients, Google ADK's among them; ``card_routes``): ``card`` without its gRPC
+    interfaces, which the extended card (``GetExtendedAgentCard``, every transport) and
+    the card for unmarked requests (the TCK, trpc-agent-go, curl) keep.
+
+    Why: Google ADK's client refuses a card any of whose interface URLs is not on the
+    origin the card came from (scheme, host and port), and gRPC listens on its own port,
+    with a ``host:port`` target that is no URL of that origin. Every client can use the
+    interfaces that remain (JSON-RPC 0.3/1.0, REST); an a2a-sdk gRPC client finds gRPC
+    in the extended card, which ``capabilities.extendedAgentCard`` announces (it calls
+    ``get_extended_agent_card``; ``RemoteAgent`` fetches it when asked for gRPC).
+    """
+    public = AgentCard()
+    public.CopyFrom(card)
+    kept = [i for i in card.supported_interfaces if i.protocol_binding != GRPC]
+    if len(kept) == len(card.supported_interfaces):
+        return public
+    del public.supported_interfaces[:]
+    public.supported_interfaces.extend(kept)
+    public.capabilities.extended_agent_card = True
+    return public

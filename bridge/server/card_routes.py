@@ -37,6 +37,10 @@ from trpc_bridge.names import A2A_VERSION_HEADER, CARD_PATHS
 DEFAULT_CARD_MAX_AGE = 300
 
 
+def _wants_v1(request: Request) -> bool:
+    return request.headers.get("a2a-version", "").strip().startswith("1.")
+
+
 def _wants_v0_3(request: Request) -> bool:
     return request.headers.get(A2A_VERSION_HEADER, "").strip().startswith("0.")
 
@@ -61,14 +65,24 @@ class _CardAnswer:
 
 
 def card_routes(
-    card: AgentCard, *, base_path: str = "", max_age: int = DEFAULT_CARD_MAX_AGE
+    card: AgentCard,
+    *,
+    base_path: str = "",
+    max_age: int = DEFAULT_CARD_MAX_AGE,
+    same_origin: AgentCard | None = None,
 ) -> list[BaseRoute]:
-    """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``."""
+    """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``.
+    ``same_origin``: the card for requests marked ``A2A-Version: 1.x`` (a2a-sdk 1.x
+    clients, Google ADK's among them, which refuses interfaces on another origin: see
+    ``card.public_card``); a request without the header gets ``card``."""
     v1_0 = _CardAnswer(MessageToDict(card), max_age)
+    v1_marked = _CardAnswer(MessageToDict(same_origin), max_age) if same_origin else v1_0
     both = _CardAnswer(agent_card_to_dict(card), max_age)  # the 1.0 card plus the 0.3 fields
 
     async def current(request: Request) -> Response:
-        return (both if _wants_v0_3(request) else v1_0)(request)
+        if _wants_v0_3(request):
+            return both(request)
+        return (v1_marked if _wants_v1(request) else v1_0)(request)
 
     async def legacy(request: Request) -> Response:
         return both(request)

@@ -125,6 +125,8 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         self.runner = runner
         self.options = options or HandlerOptions()
         self.push = push
+        #: The full card (every interface), set by the server: see ``card.public_card``.
+        self.extended_card: AgentCard | None = None
 
     @property
     def registry(self) -> TaskRegistry:
@@ -160,6 +162,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             extensions=frozenset(context.requested_extensions),
             headers=caller.headers,
             wire=wire_version(context),
+            part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
         )
         return _Call(request, user_message, caller, negotiated, resumed)
 
@@ -336,4 +339,6 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise ExtendedAgentCardNotConfiguredError
+        if self.extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError
+        return self.extended_card
