@@ -37,6 +37,9 @@ class Framework:
     unary_client: bool = False
     #: A2A wire its server and client use (v0 = 0.3 JSON-RPC, v1 = 1.0 JSON-RPC).
     wire: str = "v0"
+    #: Its client reads ``agent-card.json`` with no A2A-Version and needs the 0.3 ``url``
+    #: field (a2a-sdk 0.3): the bridges it calls run with ``--legacy-card``.
+    legacy_card: bool = False
 
     @property
     def python(self) -> Path:
@@ -60,7 +63,7 @@ class Framework:
         return f"{self.package} {package} (a2a-sdk {sdk})"
 
 
-TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py")
+TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py", legacy_card=True)
 TRPC_PY_V1 = Framework(
     "trpc-py-v1", "trpc-py-v1", "trpc_peer.py", "trpc-agent-py", v1=True, wire="v1"
 )
