@@ -112,6 +112,16 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
         ),
     ),
+    "legacy_card": _Flag(
+        bool,
+        typer.Option(
+            False,
+            "--legacy-card",
+            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
+            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
+            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+        ),
+    ),
 }
 
 
@@ -145,6 +155,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             allow_loopback=flags["push_allow_loopback"],
         ),
         playground=flags["playground"],
+        legacy_card=flags["legacy_card"],
     )
 
 

@@ -87,6 +87,9 @@ class ServerOptions:
     push_policy: PushPolicy = field(default_factory=PushPolicy)
     #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
     playground: bool = True
+    #: ``agent-card.json`` also carries the 0.3 fields for requests without
+    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
+    legacy_card: bool = False
 
 
 class BridgeServer:
@@ -190,7 +193,10 @@ class BridgeServer:
             card.capabilities.extended_agent_card = True
             self.handler.extended_card = card
         routes: list[BaseRoute] = card_routes(
-            card, base_path=self.base_path, same_origin=public_card(card)
+            card,
+            base_path=self.base_path,
+            same_origin=public_card(card),
+            legacy_card=self.options.legacy_card,
         )
         for path in self._jsonrpc_paths():
             routes.extend(

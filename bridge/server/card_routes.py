@@ -10,9 +10,15 @@ interface. Who reads what:
 - trpc-agent-go's v0 ``A2AAgent`` reads ``agent-card.json`` (falling back to
   ``agent.json``) and uses only ``url``, which it replaces by the URL it was given when
   the card has none, and ``capabilities``: the 1.0 form works for it;
-- 0.3 clients that need ``url`` (a2a-sdk 0.3, ADK) read the card a request marked
+- 0.3 clients that need ``url`` (a2a-sdk 0.3) read the card a request marked
   ``A2A-Version: 0.x`` gets, or the one at ``agent.json``: both carry the 0.3 fields
   beside the 1.0 ones.
+
+a2a-sdk 0.3's card resolver (trpc-agent-python's ``a2a`` extra) reads ``agent-card.json``
+with the very request the TCK sends (plain httpx: same method, path and headers, no
+``A2A-Version``), so no request tells the two apart: ``legacy_card=True`` (``--legacy-card``)
+gives unmarked requests the card with the 0.3 fields, for deployments whose callers are
+such clients, at the cost of the 1.0 schema check.
 
 Both answers carry ``Cache-Control: public, max-age=…`` and a weak ``ETag``; a matching
 ``If-None-Match`` gets 304.
@@ -70,14 +76,16 @@ def card_routes(
     base_path: str = "",
     max_age: int = DEFAULT_CARD_MAX_AGE,
     same_origin: AgentCard | None = None,
+    legacy_card: bool = False,
 ) -> list[BaseRoute]:
     """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``.
     ``same_origin``: the card for requests marked ``A2A-Version: 1.x`` (a2a-sdk 1.x
     clients, Google ADK's among them, which refuses interfaces on another origin: see
-    ``card.public_card``); a request without the header gets ``card``."""
-    v1_0 = _CardAnswer(MessageToDict(card), max_age)
-    v1_marked = _CardAnswer(MessageToDict(same_origin), max_age) if same_origin else v1_0
+    ``card.public_card``); a request without the header gets ``card``, in its 1.0 form, or
+    with the 0.3 fields too when ``legacy_card`` (see the module doc)."""
     both = _CardAnswer(agent_card_to_dict(card), max_age)  # the 1.0 card plus the 0.3 fields
+    v1_0 = both if legacy_card else _CardAnswer(MessageToDict(card), max_age)
+    v1_marked = _CardAnswer(MessageToDict(same_origin), max_age) if same_origin else v1_0
 
     async def current(request: Request) -> Response:
         if _wants_v0_3(request):

@@ -9,22 +9,8 @@ _ADK_UNARY_THOUGHT = (
     "(its own rule): the reasoning is not shown"
 )
 
-_TRPC_PY_03_CARD = (
-    "trpc-agent-py's a2a-sdk 0.3 client reads the card at agent-card.json without an "
-    "A2A-Version header and needs the 0.3 `url` field, which the 1.0 card served there "
-    "since [9] leaves out (the TCK checks that card against the 1.0 schema); the same "
-    "client works against agent.json or with A2A-Version: 0.3, and its a2a-v1 twin passes"
-)
-_SCENARIOS = ("text", "reasoning", "tool", "parallel_tools", "error", "unicode", "long")
-_TRPC_PY_03_COLUMNS = (
-    "trpc-py→py stream v0",
-    "trpc-py→proxy→adk stream",
-    "trpc-py→proxy→go stream",
-)
-
 #: (column, scenario) → reason.
 KNOWN: dict[tuple[str, str], str] = {
-    **{(c, s): _TRPC_PY_03_CARD for c in _TRPC_PY_03_COLUMNS for s in _SCENARIOS},
     ("adk→py unary v1", "reasoning"): _ADK_UNARY_THOUGHT,
     ("adk→proxy→trpc-py unary", "reasoning"): _ADK_UNARY_THOUGHT,
     ("adk→proxy→trpc-py-v1 unary", "reasoning"): _ADK_UNARY_THOUGHT,

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from framework_fixtures import bridge_key
 from frameworks import (
     FRAMEWORKS,
     SCENARIOS,
@@ -91,12 +92,12 @@ def _client_cells() -> list[Any]:
 @pytest.mark.parametrize(("scenario", "framework", "mode"), _client_cells())
 def test_framework_client_bridge_server(
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, str], str],
+    bridges: dict[tuple[str, ...], str],
     scenario: str,
     framework: Framework,
     mode: str,
 ) -> None:
-    url = bridges["serve", scenario]
+    url = bridges[bridge_key(framework, "serve", scenario)]
     answer = framework_clients[framework.key].call(url, stream=mode == "stream")
     check_peer_client(framework, answer, scenario, mode)
 
@@ -165,7 +166,7 @@ def test_through_proxy(
     request: pytest.FixtureRequest,
     framework_servers: dict[str, PeerServers],
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, str], str],
+    bridges: dict[tuple[str, ...], str],
     scenario: str,
     client: str,
     upstream: str,
@@ -176,14 +177,14 @@ def test_through_proxy(
     upstream_url = (
         go[scenario].url if upstream == "go" else framework_servers[upstream].urls[scenario]
     )
-    proxy = bridges["proxy", upstream_url]
     stream = mode == "stream"
     if client == "go":
-        through = go_call(proxy, "hi", stream=stream)
+        through = go_call(bridges["proxy", upstream_url], "hi", stream=stream)
         reference = go_call(go[scenario].url, "hi", stream=stream)
         assert through.returncode == 0, through.logs
         assert go_view(through.events) == go_view(reference.events), through.events
         return
     framework = next(f for f in FRAMEWORKS if f.key == client)
+    proxy = bridges[bridge_key(framework, "proxy", upstream_url)]
     answer = framework_clients[client].call(proxy, stream=stream)
     check_peer_client(framework, answer, scenario, mode)
