@@ -23,7 +23,6 @@ from trpc_bridge.codecs.tfrs.merge import ProgressItem, ProgressMerger, StreamVi
 from trpc_bridge.codecs.tfrs.producer import (
     ProgressProducer,
     ProgressUpdate,
-    progress_part,
     working_update,
 )
 from trpc_bridge.codecs.tfrs.to_events import ProgressEvents
@@ -44,7 +43,6 @@ __all__ = [
     "frame_items",
     "message_item",
     "parse_envelope",
-    "progress_part",
     "pseudo_envelope",
     "read_envelope",
     "split_text",

@@ -59,6 +59,8 @@ def _whole_number(value: Any) -> Any:
 
 
 WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+#: One encoder for every envelope (``json.dumps`` with options builds one per call).
+_WIRE_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class Envelope(BaseModel):
@@ -111,7 +113,7 @@ class Envelope(BaseModel):
         if self.stream_key is not None:
             wire["streamKey"] = self.stream_key
         wire.update(seq=self.seq, status=self.status, payload=self.payload)
-        return json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+        return _WIRE_JSON.encode(wire)
 
 
 def pseudo_envelope(text: str) -> Envelope:

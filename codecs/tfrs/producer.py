@@ -16,17 +16,16 @@ no progress block. ``tool_output_append`` is defined but off, as in v1 (decision
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from a2a.types import Message, Part, Role, TaskState, TaskStatusUpdateEvent
+from a2a.types import Role, TaskState, TaskStatusUpdateEvent
 
 from trpc_bridge.codecs.tfrs.envelope import METADATA_KEY, Envelope, Kind, Status
 from trpc_bridge.codecs.tfrs.limits import HARD_LIMIT, SOFT_LIMIT, Dropped, split_text
-from trpc_bridge.codecs.trpc_encode import task_status
 from trpc_bridge.events import AgentEvent, ChatMessage, ObjectType
 from trpc_bridge.events import Role as ChatRole
 
@@ -247,27 +246,19 @@ class ProgressProducer:
 # --- A2A ----------------------------------------------------------------------------
 
 
-def progress_part(update: ProgressUpdate) -> Part:
-    """The Part: text fallback, plus ``metadata.tfrs`` when an envelope travels."""
-    part = Part(text=update.text)
-    if update.envelope is not None:
-        part.metadata.update({METADATA_KEY: update.envelope.to_json()})
-    return part
-
-
 def working_update(
     update: ProgressUpdate, *, task_id: str, context_id: str
 ) -> TaskStatusUpdateEvent:
     """The ``working`` status update that carries one progress update."""
-    message = Message(
-        message_id=f"tfrs-{uuid.uuid4()}",
-        role=Role.ROLE_AGENT,
-        task_id=task_id,
-        context_id=context_id,
-        parts=[progress_part(update)],
-    )
-    return TaskStatusUpdateEvent(
-        task_id=task_id,
-        context_id=context_id,
-        status=task_status(TaskState.TASK_STATE_WORKING, message),
-    )
+    frame = TaskStatusUpdateEvent(task_id=task_id, context_id=context_id)
+    status = frame.status
+    status.state = TaskState.TASK_STATE_WORKING
+    status.timestamp.GetCurrentTime()
+    message = status.message  # filled in place: no copies on this per-event path
+    message.message_id = f"tfrs-{os.urandom(16).hex()}"
+    message.role = Role.ROLE_AGENT
+    message.task_id, message.context_id = task_id, context_id
+    part = message.parts.add(text=update.text)
+    if update.envelope is not None:
+        part.metadata.update({METADATA_KEY: update.envelope.to_json()})
+    return frame
