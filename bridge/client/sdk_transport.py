@@ -16,7 +16,14 @@ import grpc
 import httpx
 from a2a.client import Client, ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientError
-from a2a.types import AgentCard, CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest
+from a2a.types import (
+    AgentCard,
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+)
 from a2a.utils.errors import A2AError
 
 from trpc_bridge.client.transport import RemoteCallError
@@ -61,13 +68,28 @@ class SdkTransport:
         except _FAILURES as exc:
             raise RemoteCallError(f"stream failed: {exc!r}") from exc
 
-    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
+    async def subscribe(
+        self, task_id: str, headers: Mapping[str, str]
+    ) -> AsyncGenerator[Any, None]:
+        client = self._client(streaming=True)
+        try:
+            async for response in client.subscribe(
+                SubscribeToTaskRequest(id=task_id), context=self._context(headers)
+            ):
+                yield proto_to_json(response)
+        except _FAILURES as exc:
+            raise RemoteCallError(f"subscribe failed: {exc!r}") from exc
+
+    async def send(
+        self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
+    ) -> Any:
         client = self._client(streaming=False)
+        request = SendMessageRequest(message=message)
+        if return_immediately:
+            request.configuration.return_immediately = True
         results: list[Any] = []
         try:
-            async for response in client.send_message(
-                SendMessageRequest(message=message), context=self._context(headers)
-            ):
+            async for response in client.send_message(request, context=self._context(headers)):
                 results.append(proto_to_json(response))
         except _FAILURES as exc:
             raise RemoteCallError(f"send failed: {exc!r}") from exc

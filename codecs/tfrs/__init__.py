@@ -6,12 +6,20 @@ status updates, beside (never instead of) the answer the terminal state carries.
 - :mod:`.producer` — agent events → progress updates (one turn's ``seq``, open tools);
 - :mod:`.merge` — one turn's blocks deduplicated by ``(streamKey, seq)``, order-free;
 - :mod:`.consumer` — A2A results (stream, resubscribe, ``tasks/get`` history) → items;
-- :mod:`.to_events` — a peer's progress → reasoning and tool agent events.
+- :mod:`.to_events` — a peer's progress → reasoning and tool agent events;
+- :mod:`.overlay` — progress beside any stream encoding (the server side).
 """
 
-from trpc_bridge.codecs.tfrs.consumer import ProgressConsumer, frame_items, message_item
+from trpc_bridge.codecs.tfrs.consumer import (
+    ProgressConsumer,
+    content_only,
+    frame_items,
+    message_item,
+)
 from trpc_bridge.codecs.tfrs.envelope import (
+    EXTENSION_URI,
     METADATA_KEY,
+    REQUEST_METADATA_KEY,
     VERSION,
     Envelope,
     parse_envelope,
@@ -28,8 +36,10 @@ from trpc_bridge.codecs.tfrs.producer import (
 from trpc_bridge.codecs.tfrs.to_events import ProgressEvents
 
 __all__ = [
+    "EXTENSION_URI",
     "HARD_LIMIT",
     "METADATA_KEY",
+    "REQUEST_METADATA_KEY",
     "SOFT_LIMIT",
     "VERSION",
     "Envelope",
@@ -40,6 +50,7 @@ __all__ = [
     "ProgressProducer",
     "ProgressUpdate",
     "StreamView",
+    "content_only",
     "frame_items",
     "message_item",
     "parse_envelope",

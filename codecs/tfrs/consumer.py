@@ -15,7 +15,7 @@ answer messages. Turns are told apart by task id (decision: not in the envelope)
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from trpc_bridge.codecs.a2a_frames import (
@@ -23,6 +23,9 @@ from trpc_bridge.codecs.a2a_frames import (
     StatusFrame,
     TaskFrame,
     WireMessage,
+    as_list,
+    as_map,
+    read_message,
     read_result,
 )
 from trpc_bridge.codecs.tfrs.envelope import METADATA_KEY, read_envelope
@@ -32,6 +35,10 @@ from trpc_bridge.codecs.trpc_keys import CodecError
 log = logging.getLogger(__name__)
 
 WORKING = "working"
+
+
+def _has_carrier(message: WireMessage) -> bool:
+    return any(METADATA_KEY in p.metadata for p in message.parts)
 
 
 def message_item(
@@ -75,6 +82,50 @@ def frame_items(frame: Frame) -> list[ProgressItem]:
             items.append(message_item(frame.status_message, task_id=frame.task_id))
         return [i for i in items if i is not None]
     return []
+
+
+def _carries_envelope(raw_message: Any) -> bool:
+    return _has_carrier(read_message(raw_message))
+
+
+def _task_json(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The task object of a result in either shape (0.3 ``kind: task``, 1.0 wrapped or
+    bare), or ``None``."""
+    if result.get("kind") == "task" or ("history" in result and "status" in result):
+        return result
+    inner = result.get("task")
+    return inner if isinstance(inner, Mapping) and len(result) == 1 else None
+
+
+def content_only(result: Any) -> Any:
+    """``result`` as a content decoder should see it, progress taken out: a working update
+    that carries an envelope becomes a bare working status (the decoder still learns the
+    task and its state, and shows nothing), and a task loses the envelope-carrying
+    messages of its history and of a working status. Anything else comes back as is."""
+    try:
+        frame = read_result(result)
+    except CodecError:
+        return result
+    if isinstance(frame, StatusFrame):
+        if frame.state != WORKING or frame.message is None or not _has_carrier(frame.message):
+            return result
+        return {
+            "kind": "status-update",
+            "taskId": frame.task_id,
+            "contextId": frame.context_id,
+            "status": {"state": WORKING},
+        }
+    if not isinstance(frame, TaskFrame):
+        return result
+    task = _task_json(result)
+    if task is None:
+        return result
+    stripped = dict(task)
+    stripped["history"] = [m for m in as_list(task.get("history")) if not _carries_envelope(m)]
+    status = as_map(task.get("status"))
+    if frame.state == WORKING and _carries_envelope(status.get("message")):
+        stripped["status"] = {k: v for k, v in status.items() if k != "message"}
+    return stripped if task is result else {"task": stripped}
 
 
 class ProgressConsumer:

@@ -26,6 +26,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 METADATA_KEY = "tfrs"
 #: The only envelope version this reader understands.
 VERSION = 1
+#: How a caller asks for progress: this A2A extension (``A2A-Extensions`` header / gRPC
+#: metadata, declared on the bridge's card), or ``true`` under this request-metadata key.
+EXTENSION_URI = "tfrs-progress"
+REQUEST_METADATA_KEY = "tfrs_progress"
 
 Kind = Literal["thinking", "tool_call", "tool_output_append", "text", "error"]
 Status = Literal["running", "done", "aborted"]

@@ -31,6 +31,7 @@ from a2a.types import (
     AgentCapabilities,
     AgentCard,
     AgentInterface,
+    AgentSkill,
     Message,
     Part,
     Role,
@@ -159,6 +160,7 @@ async def tfrs_peer(*, pause_after: int | None = None) -> AsyncIterator[TfrsPeer
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="weather", name="weather", description="weather", tags=["demo"])],
         supported_interfaces=[
             _interface(f"{http.url}/", "JSONRPC"),
             _interface(f"{http.url}/v03", "JSONRPC", "0.3"),
