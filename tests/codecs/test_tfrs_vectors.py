@@ -2,7 +2,8 @@
 and status, open tools at the end, errors, the 8 KB / 64 KB / 64 KB + 1 limits, the
 ``seq`` start), T11–T12 the tolerant reader (every kind; ``v: 2``, broken JSON and every
 malformed field → pseudo-envelope), T13–T15 the consumer's merge (duplicates,
-reordering, gaps, 0.3 / 1.0 / ``tasks/get`` sources, turns), T16 envelopes → events.
+reordering, gaps, 0.3 / 1.0 / ``tasks/get`` sources, turns), T16 envelopes → events,
+T17 results with their progress taken out (what the content decoder sees).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from trpc_bridge.codecs.tfrs import (
     ProgressEvents,
     ProgressItem,
     ProgressProducer,
+    content_only,
     read_envelope,
     working_update,
 )
@@ -130,3 +132,11 @@ def test_status_is_working_even_for_a_dropped_block() -> None:
     frame = working_update(update, task_id="t", context_id="c")
     assert frame.status.state == TaskState.TASK_STATE_WORKING
     assert not frame.status.message.parts[0].metadata
+
+
+CONTENT = [(f"{v['id']}:{c['name']}", c) for v in load("tfrs-content") for c in v["cases"]]
+
+
+@pytest.mark.parametrize(("name", "case"), CONTENT, ids=[n for n, _ in CONTENT])
+def test_content_only_vector(name: str, case: dict[str, Any]) -> None:
+    assert content_only(case["input"]) == case["expect"]
