@@ -17,8 +17,9 @@ from a2a.types import Artifact, Part, StreamResponse, TaskArtifactUpdateEvent
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
+from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
 from trpc_bridge.codecs.trpc_decode import StreamDecoder
-from trpc_bridge.codecs.trpc_encode import EncodeOptions, StreamEncoder
+from trpc_bridge.codecs.trpc_runs import StreamEncoder
 from trpc_bridge.events import AgentEvent
 
 ROUNDS = 5
@@ -67,7 +68,7 @@ def floor_frames(events: list[AgentEvent]) -> list[TaskArtifactUpdateEvent]:
 
 
 def codec_frames(events: list[AgentEvent]) -> list[object]:
-    encoder = StreamEncoder(task_id="t", context_id="c", options=EncodeOptions())
+    encoder = StreamEncoder(RunTarget(task_id="t", context_id="c", options=EncodeOptions()))
     frames: list[object] = []
     for event in events:
         frames.extend(encoder.encode(event))

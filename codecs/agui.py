@@ -63,9 +63,7 @@ Where this deliberately differs from trpc-agent-go's default translator:
 from __future__ import annotations
 
 import base64
-import binascii
 import json
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -73,17 +71,12 @@ from ag_ui.core import (
     PROTOCOL_VERSION,
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
-    AudioPart,
     BaseEvent,
-    DataSource,
-    DocumentPart,
-    ImagePart,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
     ReasoningStartEvent,
-    RunAgentInput,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
@@ -93,22 +86,16 @@ from ag_ui.core import (
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
-    TextPart,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
-    UrlSource,
-    UserMessage,
-    VideoPart,
 )
 
+from trpc_bridge import names
 from trpc_bridge.events import (
     AgentEvent,
-    AgentRequest,
     Choice,
-    ContentPart,
-    ContentPartType,
     ObjectType,
     Role,
     Tag,
@@ -125,10 +112,6 @@ _TEXT_ROLES = ("developer", "system", "assistant", "user")
 _TEXT_OBJECTS = (ObjectType.CHUNK, ObjectType.COMPLETION)
 
 _Kind = Literal["text", "reasoning"]
-
-
-def random_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex}"
 
 
 def reasoning_message_id(message_id: str) -> str:
@@ -149,7 +132,7 @@ class AguiTranslator:
         thread_id: str,
         run_id: str,
         *,
-        new_id: IdFactory = random_id,
+        new_id: IdFactory = names.new_id,
         state_keys: Iterable[str] = (),
     ) -> None:
         self._thread_id = thread_id
@@ -476,57 +459,3 @@ def _calls_of(choice: Choice, event: AgentEvent) -> list[ToolCall]:
     if choice.message.tool_calls:
         return choice.message.tool_calls
     return [] if event.is_partial else choice.delta.tool_calls
-
-
-# --- request side ----------------------------------------------------------------------
-
-
-def request_from_run_input(run_input: RunAgentInput, *, user_id: str = "") -> AgentRequest:
-    """The run's last user message as an :class:`AgentRequest`: text parts concatenated
-    (as trpc does), inline or URL media as content parts; ``threadId`` is the context
-    (session) id and ``runId`` the invocation id."""
-    last = next(
-        (m for m in reversed(run_input.messages) if isinstance(m, UserMessage)),
-        None,
-    )
-    text, message_id = "", ""
-    parts: list[ContentPart] = []
-    if last is not None:
-        message_id = last.id
-        if isinstance(last.content, str):
-            text = last.content
-        else:
-            text = "".join(p.text for p in last.content if isinstance(p, TextPart))
-            parts = [c for p in last.content if (c := _media_part(p)) is not None]
-    return AgentRequest(
-        text=text,
-        content_parts=parts,
-        context_id=run_input.thread_id,
-        invocation_id=run_input.run_id,
-        user_id=user_id,
-        message_id=message_id,
-    )
-
-
-_MEDIA_TYPES: dict[type[Any], ContentPartType] = {
-    ImagePart: "image",
-    AudioPart: "audio",
-    VideoPart: "file",
-    DocumentPart: "file",
-}
-
-
-def _media_part(part: Any) -> ContentPart | None:
-    kind = _MEDIA_TYPES.get(type(part))
-    if kind is None:
-        return None
-    source = part.source
-    if isinstance(source, UrlSource):
-        return ContentPart(type=kind, url=source.value, mime_type=source.mime_type or "")
-    if isinstance(source, DataSource):
-        try:
-            data = base64.b64decode(source.value, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-        return ContentPart(type=kind, data=data, mime_type=source.mime_type)
-    return None  # a provider file handle: only that provider can resolve it

@@ -21,17 +21,23 @@ from a2a.types import (
     TaskStatusUpdateEvent,
 )
 
-from trpc_bridge.codecs.trpc_encode import (
+from trpc_bridge.codecs.encoding import (
     EncodeOptions,
+    EncodingRequest,
+    RunTarget,
     StreamFrame,
+    WireVersion,
+    fill_required_parts,
+)
+from trpc_bridge.codecs.trpc_encode import (
     completed_status,
     error_task_state,
-    new_message_id,
     submitted_status,
     task_status,
 )
 from trpc_bridge.events import AgentEvent, ObjectType
 from trpc_bridge.events import Role as ChatRole
+from trpc_bridge.names import new_id
 
 #: Artifact id for answer text that has no LLM response id.
 ANSWER_ARTIFACT_ID = "answer"
@@ -78,7 +84,7 @@ class PlainAnswer:
 
 def _error_frame(event: AgentEvent, *, task_id: str, context_id: str) -> TaskStatusUpdateEvent:
     message = Message(
-        message_id=new_message_id(), task_id=task_id, context_id=context_id, role=Role.ROLE_AGENT
+        message_id=new_id("msg"), task_id=task_id, context_id=context_id, role=Role.ROLE_AGENT
     )
     if event.error is not None and event.error.message:
         message.parts.append(Part(text=event.error.message))
@@ -91,22 +97,26 @@ _NO_ADK = EncodeOptions(adk_compat=False)
 
 
 class PlainStreamEncoder:
-    """Same interface as :class:`~trpc_bridge.codecs.trpc_encode.StreamEncoder`."""
+    """A :class:`~trpc_bridge.codecs.encoding.StreamEncoding`: the answer text as artifact
+    updates, ``completed`` or the error status at the end."""
 
-    def __init__(self, *, task_id: str, context_id: str) -> None:
-        self.task_id = task_id
-        self.context_id = context_id
+    def __init__(self, run: RunTarget) -> None:
+        self.task_id = run.task_id
+        self.context_id = run.context_id
+        self.v1 = run.wire is WireVersion.V1_0
         self.done = False
         self.answer = PlainAnswer()
 
-    def start(self, *, app_name: str, user_id: str) -> TaskStatusUpdateEvent:
-        return submitted_status(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            app_name=app_name,
-            user_id=user_id,
-            options=_NO_ADK,
-        )
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return [
+            submitted_status(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                app_name=app_name,
+                user_id=user_id,
+                options=_NO_ADK,
+            )
+        ]
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         if self.done:
@@ -115,7 +125,10 @@ class PlainStreamEncoder:
             return self.close()
         if event.is_terminal_error():
             self.done = True
-            return [_error_frame(event, task_id=self.task_id, context_id=self.context_id)]
+            frame = _error_frame(event, task_id=self.task_id, context_id=self.context_id)
+            if self.v1:
+                fill_required_parts(frame)
+            return [frame]
         sent = self.answer.add(event)
         if sent is None:
             return []
@@ -137,11 +150,12 @@ class PlainStreamEncoder:
 
 
 class PlainUnaryEncoder:
-    """Same interface as :class:`~trpc_bridge.codecs.trpc_encode.UnaryEncoder`: the
-    answer is one agent ``Message`` with the whole text; a terminal error gives a
-    failed (or canceled) ``Task`` whose status message is the error text."""
+    """A :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`: the answer is one agent
+    ``Message`` with the whole text; a terminal error gives a failed (or canceled)
+    ``Task`` whose status message is the error text."""
 
-    def __init__(self) -> None:
+    def __init__(self, run: RunTarget) -> None:
+        self.v1 = run.wire is WireVersion.V1_0
         self.answer = PlainAnswer()
         self.error: AgentEvent | None = None
 
@@ -157,10 +171,31 @@ class PlainUnaryEncoder:
     def result(self, *, context_id: str, task_id: str) -> Message | Task:
         if self.error is not None:
             frame = _error_frame(self.error, task_id=task_id, context_id=context_id)
-            return Task(id=task_id, context_id=context_id, status=frame.status)
+            task = Task(id=task_id, context_id=context_id, status=frame.status)
+            if self.v1:
+                fill_required_parts(task)
+            return task
         return Message(
-            message_id=new_message_id(),
+            message_id=new_id("msg"),
             context_id=context_id,
             role=Role.ROLE_AGENT,
             parts=[Part(text=self.answer.text())],
         )
+
+
+class PlainEncoding:
+    """Plain A2A: what every caller that asked for nothing else gets (§3.1)."""
+
+    name = "plain"
+
+    def accepts(self, request: EncodingRequest) -> bool:
+        return True
+
+    def stream(self, run: RunTarget) -> PlainStreamEncoder:
+        return PlainStreamEncoder(run)
+
+    def unary(self, run: RunTarget) -> PlainUnaryEncoder:
+        return PlainUnaryEncoder(run)
+
+
+PLAIN = PlainEncoding()

@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import time
-import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,13 +38,13 @@ from a2a.types import (
     Message,
     Part,
     Role,
-    Task,
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
 )
 
+from trpc_bridge.codecs.encoding import EncodeOptions
 from trpc_bridge.codecs.trpc_keys import (
     ADK_PREFIX,
     CODE_EXECUTION_RESULT,
@@ -74,19 +72,7 @@ from trpc_bridge.codecs.trpc_keys import (
 from trpc_bridge.codecs.trpc_request import content_part_to_a2a
 from trpc_bridge.events import AgentEvent, ChatMessage, ErrorType, ObjectType, Tag
 from trpc_bridge.events import Role as ChatRole
-
-
-@dataclass(frozen=True)
-class EncodeOptions:
-    """Server-side encoding switches (trpc-agent-go's server options)."""
-
-    #: Write every part-level key twice, ``k`` and ``adk_k`` (trpc's default).
-    adk_compat: bool = True
-    #: ``graph.*`` object types that may cross: exact, ``prefix*``, ``*suffix`` or ``*``.
-    graph_allowlist: tuple[str, ...] = (ObjectType.GRAPH_EXECUTION,)
-    #: Terminal errors as a failed/canceled status with error metadata (the bridge
-    #: default); ``False`` is trpc's default: a generic text message, no terminal status.
-    structured_errors: bool = True
+from trpc_bridge.names import new_id
 
 
 @dataclass
@@ -374,14 +360,10 @@ def error_metadata(event: AgentEvent, *, with_task_state: bool = True) -> dict[s
     return metadata
 
 
-def new_message_id() -> str:
-    return f"msg-{uuid.uuid4()}"
-
-
 def error_status_message(event: AgentEvent, *, task_id: str, context_id: str) -> Message:
     """trpc's ``buildTaskErrorMessage``: the error text, with the error metadata."""
     message = Message(
-        message_id=event.id or new_message_id(),
+        message_id=event.id or new_id("msg"),
         task_id=task_id,
         context_id=context_id,
         role=Role.ROLE_AGENT,
@@ -407,188 +389,8 @@ def error_status(event: AgentEvent, *, task_id: str, context_id: str) -> TaskSta
 def generic_error_message(*, context_id: str) -> Message:
     """trpc's default ``ErrorHandler`` answer (structured errors off)."""
     return Message(
-        message_id=new_message_id(),
+        message_id=new_id("msg"),
         context_id=context_id,
         role=Role.ROLE_AGENT,
         parts=[Part(text=DEFAULT_ERROR_TEXT)],
     )
-
-
-# --- unary ----------------------------------------------------------------------------
-
-
-def unary_task_id(request_message_id: str) -> str:
-    """``task-<request messageId>-<unix nanos>`` (trpc's ``buildMessageProcessingResult``)."""
-    return f"task-{request_message_id}-{time.time_ns()}"
-
-
-def _agent_message(encoded: EncodedMessage, message_id: str) -> Message:
-    message = Message(message_id=message_id, role=Role.ROLE_AGENT, parts=encoded.parts)
-    if encoded.metadata:
-        message.metadata.update(encoded.metadata)
-    return message
-
-
-def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
-    """Merge the runner completion's state delta into the last message's ``state_delta``
-    (trpc's ``mergeRunnerCompletionStateDeltaIntoLastMessage``)."""
-    if not messages or not completion.state_delta:
-        return
-    last = messages[-1].metadata
-    merged = dict(last.get(META_STATE_DELTA, {}))
-    merged.update(encode_state_delta(completion.state_delta))
-    last[META_STATE_DELTA] = dict(sorted(merged.items()))
-
-
-def pack_unary(
-    messages: Sequence[EncodedMessage],
-    *,
-    context_id: str,
-    task_id: str,
-) -> Message | Task:
-    """§2.6: one message → that ``Message``; several → a completed ``Task`` whose history
-    is all but the last and whose single artifact is the last (artifactId = its id).
-    The caller has already merged the runner completion (:func:`merge_completion_state`)
-    and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
-    if len(messages) == 1:
-        message = _agent_message(messages[0], new_message_id())
-        message.context_id = context_id
-        return message
-    *history, last = messages
-    last_id = new_message_id()
-    artifact = Artifact(artifact_id=last_id, parts=last.parts)
-    if last.metadata:
-        artifact.metadata.update(last.metadata)
-    return Task(
-        id=task_id,
-        context_id=context_id,
-        status=task_status(TaskState.TASK_STATE_COMPLETED),
-        history=[_agent_message(m, new_message_id()) for m in history],
-        artifacts=[artifact],
-    )
-
-
-def unary_error_task(
-    event: AgentEvent,
-    messages: Sequence[EncodedMessage],
-    *,
-    context_id: str,
-    task_id: str,
-) -> Task:
-    """Structured unary failure: history so far, failed/canceled status, error metadata."""
-    task = Task(
-        id=task_id,
-        context_id=context_id,
-        status=task_status(
-            error_task_state(event),
-            error_status_message(event, task_id=task_id, context_id=context_id),
-        ),
-        history=[_agent_message(m, new_message_id()) for m in messages],
-    )
-    task.metadata.update(error_metadata(event))
-    return task
-
-
-# --- whole runs -----------------------------------------------------------------------
-
-StreamFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
-
-
-class StreamEncoder:
-    """One streaming run (§2.4): ``submitted`` → artifact updates → empty ``lastChunk``
-    artifact → ``completed``; or a terminal error frame instead of the last two.
-
-    Remembers which artifact ids were sent (for ``append``); ``done`` turns true when
-    the run's last frame has been produced.
-    """
-
-    def __init__(self, *, task_id: str, context_id: str, options: EncodeOptions) -> None:
-        self.task_id = task_id
-        self.context_id = context_id
-        self.options = options
-        self.done = False
-        self._seen: set[str] = set()
-
-    def start(self, *, app_name: str, user_id: str) -> TaskStatusUpdateEvent:
-        return submitted_status(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            app_name=app_name,
-            user_id=user_id,
-            options=self.options,
-        )
-
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
-        if self.done:
-            return []
-        if event.is_runner_completion():
-            return self._finish(event)
-        if event.is_terminal_error():
-            self.done = True
-            if not self.options.structured_errors:
-                return [generic_error_message(context_id=self.context_id)]
-            return [error_status(event, task_id=self.task_id, context_id=self.context_id)]
-        encoded = encode_event(event, self.options, streaming=True)
-        if encoded is None:
-            return []
-        artifact_id = encoded.response_id
-        append = encoded.partial and bool(artifact_id) and artifact_id in self._seen
-        self._seen.add(artifact_id)
-        return [
-            artifact_update(
-                encoded, task_id=self.task_id, context_id=self.context_id, append=append
-            )
-        ]
-
-    def close(self) -> list[StreamFrame]:
-        """The agent's iterator ended without a runner completion: trpc v0 still sends
-        the final artifact and ``completed``."""
-        return self._finish(None)
-
-    def _finish(self, completion: AgentEvent | None) -> list[StreamFrame]:
-        if self.done:
-            return []
-        self.done = True
-        return [
-            final_artifact_update(
-                task_id=self.task_id, context_id=self.context_id, completion=completion
-            ),
-            completed_status(task_id=self.task_id, context_id=self.context_id),
-        ]
-
-
-class UnaryEncoder:
-    """One ``message/send`` run (§2.6). Feed events with :meth:`add` until it returns
-    ``False`` (a terminal error or the runner completion ended the run), then take
-    :meth:`result`. As in trpc, partial chunks are not skipped: each becomes a
-    metadata-only message (its ``Message`` is empty), so avoid streaming agents behind
-    ``message/send`` or expect those entries in the history.
-    """
-
-    def __init__(self, options: EncodeOptions) -> None:
-        self.options = options
-        self.messages: list[EncodedMessage] = []
-        self.error: AgentEvent | None = None
-
-    def add(self, event: AgentEvent) -> bool:
-        if event.is_runner_completion():
-            merge_completion_state(self.messages, event)
-            return False
-        if event.is_terminal_error():
-            self.error = event
-            return False
-        encoded = encode_event(event, self.options, streaming=False)
-        if encoded is not None:
-            self.messages.append(encoded)
-        return True
-
-    def result(self, *, context_id: str, task_id: str) -> Message | Task:
-        if self.error is not None:
-            if self.options.structured_errors:
-                return unary_error_task(
-                    self.error, self.messages, context_id=context_id, task_id=task_id
-                )
-            return generic_error_message(context_id=context_id)
-        if not self.messages:
-            return generic_error_message(context_id=context_id)
-        return pack_unary(self.messages, context_id=context_id, task_id=task_id)

@@ -11,7 +11,6 @@ rendering — a deliberate deviation, see README.
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 from a2a.types import Message, Part, Role
@@ -32,17 +31,6 @@ from trpc_bridge.events import AgentRequest, ContentPart
 _DATA_PART_COMPAT = "data_part_compat"
 
 
-class Negotiation(enum.StrEnum):
-    """How a server decides between the trpc encoding and plain A2A output."""
-
-    #: trpc encoding iff the request declares a supported ``interaction_spec_version``.
-    AUTO = "auto"
-    #: Always the trpc encoding (trpc-agent-go's own behaviour).
-    ALWAYS = "always"
-    #: Always plain A2A: the final text only.
-    NEVER = "never"
-
-
 def supports_spec_version(version: str | None) -> bool:
     """Same major version as ours is supported (newer minors included); anything else,
     including no version at all, is not."""
@@ -50,14 +38,6 @@ def supports_spec_version(version: str | None) -> bool:
         return False
     ours = INTERACTION_SPEC_VERSION.split(".", 1)[0]
     return version.strip().split(".", 1)[0] == ours
-
-
-def wants_trpc_encoding(policy: Negotiation, version: str | None) -> bool:
-    if policy is Negotiation.ALWAYS:
-        return True
-    if policy is Negotiation.NEVER:
-        return False
-    return supports_spec_version(version)
 
 
 # --- outbound -------------------------------------------------------------------------

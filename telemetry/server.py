@@ -1,6 +1,7 @@
-"""Server side: extract W3C trace context and open one ``invoke_agent`` SERVER span per
-A2A message call, on HTTP (JSON-RPC and REST, as ASGI middleware) and on gRPC (as a
-``grpc.aio`` server interceptor).
+"""Tracing for plain a2a-sdk servers: one ``invoke_agent`` SERVER span per A2A message
+call, on HTTP (JSON-RPC and REST, as ASGI middleware) and on gRPC (as a ``grpc.aio``
+server interceptor), with the span policy of :mod:`trpc_bridge.telemetry.server_span`.
+The bridge's own server does not need these: its agent runner opens the span.
 
 Only message calls (``message/send``, ``message/stream``, ``SendMessage``,
 ``SendStreamingMessage`` and the REST ``/message:send|stream`` routes) are traced, like
@@ -8,13 +9,9 @@ trpc-agent-go, whose middleware wraps the JSON-RPC endpoint and not the card. Th
 is the current span while the handler runs; a2a-sdk runs the executor in a task that
 copies the request's contextvars, so the agent's own spans become its children.
 
-A missing or malformed ``traceparent`` simply starts a new trace: extraction never
-raises, and nothing here can fail a request.
-
-With tracing off no span is opened, but an incoming trace context is still made current
-for the request (W3C's "forward what you do not take part in"), so a bridge in the middle
-of a chain — a proxy — passes the caller's ``traceparent`` / ``baggage`` on unchanged.
-Without trace headers, off costs one scan of the header list.
+With tracing off no span is opened, but an incoming trace context is still forwarded
+(see :func:`~trpc_bridge.telemetry.server_span.forwarded_context`); without trace
+headers, off costs one scan of the header list.
 """
 
 from __future__ import annotations
@@ -22,27 +19,26 @@ from __future__ import annotations
 import inspect
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 import grpc
-from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.telemetry.server_span import (
+    DEFAULT_USER_ID_HEADER,
+    PROPAGATED,
+    MessageCall,
+    ServerSpans,
+    forwarded_context,
+)
 from trpc_bridge.telemetry.spans import (
-    NOT_FAILURES,
     TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
     TRANSPORT_REST,
-    content_recording,
-    get_tracer,
-    invoke_agent_attributes,
-    invoke_agent_span_name,
-    record_failure,
     tracing_enabled,
 )
 
@@ -53,94 +49,10 @@ REST_MESSAGE_SUFFIXES = ("/message:send", "/message:stream")
 GRPC_MESSAGE_METHODS = frozenset({"SendMessage", "SendStreamingMessage"})
 #: The 0.3 gRPC service; the 1.0 one is ``lf.a2a.v1.A2AService``.
 GRPC_SERVICE_V03 = "a2a.v1.A2AService"
-#: trpc-agent-go's default identity header (``WithUserIDHeader``).
-DEFAULT_USER_ID_HEADER = "x-user-id"
 
 _A2A_VERSION_HEADER = "a2a-version"
 #: a2a-sdk serves 0.3 when the ``A2A-Version`` header is missing or empty.
 _DEFAULT_HTTP_VERSION = "0.3"
-
-
-@dataclass(frozen=True)
-class _MessageCall:
-    """What the span needs to know about one incoming message call."""
-
-    transport: str
-    protocol_version: str
-    conversation_id: str = ""
-    task_id: str = ""
-    user_id: str = ""
-    input_text: str = ""
-
-
-class _ServerSpans:
-    """The span policy both transports share."""
-
-    def __init__(
-        self,
-        agent_name: str,
-        tracer_provider: trace.TracerProvider | None,
-        record_content: bool | None,
-        user_id_header: str,
-    ) -> None:
-        self.agent_name = agent_name
-        self.provider = tracer_provider
-        self.tracer = get_tracer(tracer_provider)
-        self.record_content = content_recording(record_content)
-        self.user_id_header = user_id_header.lower()
-
-    @contextmanager
-    def span(self, carrier: Mapping[str, str], call: _MessageCall) -> Iterator[trace.Span]:
-        """Make the caller's context current and open the SERVER span under it.
-
-        The extracted context (with its baggage) is attached first, so that baggage is
-        current in the handler too, not only the span.
-        """
-        token = otel_context.attach(propagate.extract(carrier))
-        try:
-            attributes = invoke_agent_attributes(
-                self.agent_name,
-                conversation_id=call.conversation_id,
-                task_id=call.task_id,
-                transport=call.transport,
-                protocol_version=call.protocol_version,
-                user_id=call.user_id,
-                input_text=call.input_text,
-                record_content=self.record_content,
-            )
-            with self.tracer.start_as_current_span(
-                invoke_agent_span_name(self.agent_name),
-                kind=trace.SpanKind.SERVER,
-                attributes=attributes,
-                record_exception=False,
-                set_status_on_exception=False,
-            ) as span:
-                try:
-                    yield span
-                except NOT_FAILURES:
-                    raise
-                except BaseException as exc:
-                    record_failure(span, exc)
-                    raise
-        finally:
-            otel_context.detach(token)
-
-
-_PROPAGATED = frozenset({"traceparent", "tracestate", "baggage"})
-
-
-@contextmanager
-def forwarded_context(carrier: Mapping[str, str]) -> Iterator[None]:
-    """Tracing off: make the caller's trace context current (no span), so that outgoing
-    calls made while handling the request carry it on."""
-    if not _PROPAGATED.intersection(carrier):
-        yield
-        return
-    token = otel_context.attach(propagate.extract(carrier))
-    try:
-        yield
-    finally:
-        otel_context.detach(token)
 
 
 class TraceContextMiddleware:
@@ -162,7 +74,7 @@ class TraceContextMiddleware:
         user_id_header: str = DEFAULT_USER_ID_HEADER,
     ) -> None:
         self.app = app
-        self._spans = _ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
+        self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -231,8 +143,8 @@ def _selected_headers(scope: Scope, user_id_header: str) -> dict[str, str]:
 
 
 def _http_message_call(
-    path: str, body: bytes, headers: Mapping[str, str], spans: _ServerSpans
-) -> _MessageCall | None:
+    path: str, body: bytes, headers: Mapping[str, str], spans: ServerSpans
+) -> MessageCall | None:
     """The call's description if this POST is an A2A message call, else ``None``."""
     try:
         payload = json.loads(body) if body else None
@@ -257,7 +169,7 @@ def _http_message_call(
             for part in parts or ()
             if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
-    return _MessageCall(
+    return MessageCall(
         transport=transport,
         protocol_version=headers.get(_A2A_VERSION_HEADER) or _DEFAULT_HTTP_VERSION,
         conversation_id=_text(message.get("contextId")),
@@ -290,7 +202,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         record_content: bool | None = None,
         user_id_header: str = DEFAULT_USER_ID_HEADER,
     ) -> None:
-        self._spans = _ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
+        self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
     async def intercept_service(
         self,
@@ -315,7 +227,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
             def scope(request: Any) -> AbstractContextManager[Any]:
                 return self._spans.span(metadata, self._grpc_call(request, metadata, version))
 
-        elif _PROPAGATED.intersection(metadata):
+        elif PROPAGATED.intersection(metadata):
 
             def scope(request: Any) -> AbstractContextManager[Any]:
                 return forwarded_context(metadata)
@@ -364,7 +276,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
 
         return writing
 
-    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> _MessageCall:
+    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> MessageCall:
         # 1.0 ``SendMessageRequest.message``; 0.3 ``SendMessageRequest.request``.
         field = "message" if version == "1.0" else "request"
         message = getattr(request, field, None)
@@ -372,7 +284,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         if self._spans.record_content and message is not None:
             # ``text`` is a plain string field of ``Part`` in both versions ("" if unset).
             text = "".join(part.text for part in message.parts)
-        return _MessageCall(
+        return MessageCall(
             transport=TRANSPORT_GRPC,
             protocol_version=version,
             conversation_id=getattr(message, "context_id", "") or "",

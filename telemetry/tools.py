@@ -9,15 +9,12 @@ tools, as reported in its stream).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.util.types import AttributeValue
 
-from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, ObjectType
 from trpc_bridge.telemetry.spans import (
     OP_EXECUTE_TOOL,
@@ -95,42 +92,3 @@ class ToolSpans:
         if self._record_content:
             span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, result)
         span.end()
-
-
-def trace_tool_events(
-    events: AsyncIterator[AgentEvent],
-    *,
-    parent: otel_context.Context | None = None,
-    tracer_provider: trace.TracerProvider | None = None,
-    record_content: bool | None = None,
-) -> AsyncGenerator[AgentEvent, None]:
-    """``events`` unchanged, with ``execute_tool`` spans opened along the way.
-
-    The one-line hook for an agent runner: ``async for e in trace_tool_events(agent.run(r))``.
-    Closing the result closes ``events`` (stopping the agent). With tracing off an agent's
-    async generator comes back as is: no extra hop per event.
-    """
-    enabled = tracing_enabled(tracer_provider)
-    if not enabled and isinstance(events, AsyncGenerator):
-        return events
-    tools = None
-    if enabled:
-        tools = ToolSpans(
-            parent=parent, tracer_provider=tracer_provider, record_content=record_content
-        )
-    return _observed(events, tools)
-
-
-async def _observed(
-    events: AsyncIterator[AgentEvent], tools: ToolSpans | None
-) -> AsyncGenerator[AgentEvent, None]:
-    try:
-        async for event in events:
-            if tools is not None:
-                tools.observe(event)
-            yield event
-    finally:
-        if tools is not None:
-            tools.close()
-        # Closing this wrapper must stop the agent, as closing its own iterator would.
-        await close_events(events)

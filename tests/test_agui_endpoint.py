@@ -16,12 +16,13 @@ from agui_checks import check_sequence
 from agui_showcase import ShowcaseAgent, loopback
 from starlette.applications import Starlette
 
-from trpc_bridge import scenarios
 from trpc_bridge.agent import Agent
-from trpc_bridge.agui_endpoint import agui_routes
-from trpc_bridge.demo_agent import demo_agent
-from trpc_bridge.proxy_command import run_proxy
+from trpc_bridge.agents import scenarios
+from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.cli.proxy import run_proxy
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.agui import agui_routes
+from trpc_bridge.server.runner import AgentRunner
 
 NODE_HARNESS = Path(__file__).parent / "agui_node"
 
@@ -42,7 +43,7 @@ def sse_events(body: str) -> list[dict[str, Any]]:
 
 
 def client_for(agent: ShowcaseAgent) -> httpx.AsyncClient:
-    app = Starlette(routes=agui_routes(agent))
+    app = Starlette(routes=agui_routes(AgentRunner(agent)))
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bridge")
 
 
@@ -78,7 +79,7 @@ async def test_showcase_stream_is_valid_and_carries_the_request() -> None:
     ("text", "message", "code"),
     [
         ("error", "upstream model overloaded", "503"),
-        ("raise", "agent failed: RuntimeError", "RuntimeError"),
+        ("raise", "agent failed: RuntimeError", "run_error"),
     ],
 )
 async def test_failures_close_everything_then_run_error(text: str, message: str, code: str) -> None:
@@ -117,7 +118,7 @@ async def test_state_keys_from_the_input_can_be_removed() -> None:
 
 async def test_client_disconnect_closes_the_agent_iterator() -> None:
     agent = ShowcaseAgent()
-    async with loopback(agui_routes(agent)) as base, httpx.AsyncClient() as client:
+    async with loopback(agui_routes(AgentRunner(agent))) as base, httpx.AsyncClient() as client:
         async with client.stream("POST", f"{base}/agui", json=run_input("hang")) as response:
             async for line in response.aiter_lines():
                 if "TEXT_MESSAGE_CONTENT" in line:
@@ -135,7 +136,7 @@ async def run_agui_client(agent: Agent, text: str) -> dict[str, Any]:
     assert (NODE_HARNESS / "node_modules" / "@ag-ui" / "client").is_dir(), (
         "run `make tests/agui_node/node_modules` (npm ci) first"
     )
-    async with loopback(agui_routes(agent)) as base:
+    async with loopback(agui_routes(AgentRunner(agent))) as base:
         node = await asyncio.create_subprocess_exec(
             "node",
             str(NODE_HARNESS / "run.mjs"),

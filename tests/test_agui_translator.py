@@ -13,7 +13,8 @@ from agui_checks import check_sequence, counting_ids
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trpc_bridge.codecs.agui import AguiTranslator, request_from_run_input, state_value
+from trpc_bridge.codecs.agui import AguiTranslator, state_value
+from trpc_bridge.codecs.agui_request import request_from_run_input
 from trpc_bridge.events import AgentEvent, FunctionCall, ObjectType, ToolCall
 
 VECTORS = sorted((Path(__file__).parent / "vectors").glob("AG*.json"))

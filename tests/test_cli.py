@@ -13,16 +13,16 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from trpc_bridge.agents.loader import AgentLoadError, load_agent
 from trpc_bridge.cli import app
-from trpc_bridge.server.loader import AgentLoadError, load_agent
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("nosuch_module_xyz:agent", "cannot import 'nosuch_module_xyz'"),
-        ("trpc_bridge.scenarios:nothing", "has no attribute 'nothing'"),
-        ("trpc_bridge.scenarios:SCRIPTS", "is not an Agent"),
+        ("trpc_bridge.agents.scenarios:nothing", "has no attribute 'nothing'"),
+        ("trpc_bridge.agents.scenarios:SCRIPTS", "is not an Agent"),
         ("no-colon", "must be 'demo' or 'module:attr'"),
     ],
 )
@@ -36,14 +36,14 @@ def test_serve_rejects_unusable_agents(spec: str, message: str) -> None:
 def test_serve_rejects_unknown_negotiation() -> None:
     result = CliRunner().invoke(app, ["serve", "--negotiation", "sometimes"])
     assert result.exit_code == 2
-    assert "must be auto, always or never" in result.output
+    assert "unknown negotiation" in result.output
 
 
 def test_agents_are_found_in_the_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "my_weather_agent.py").write_text(
-        "from trpc_bridge.scenarios import text as agent\n", encoding="utf-8"
+        "from trpc_bridge.agents.scenarios import text as agent\n", encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(tmp_path)])

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trpc_bridge.aggregate import aggregate
+from trpc_bridge.codecs.encoding import EncodeOptions
 from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
 from trpc_bridge.codecs.trpc_encode import (
-    EncodeOptions,
     artifact_update,
     encode_event,
     error_status,

@@ -7,12 +7,11 @@ from a2a.types import Message, Part, Role
 from google.protobuf.json_format import ParseDict
 from google.protobuf.struct_pb2 import Value
 
+from trpc_bridge.codecs.encoding import EncodingRequest, Negotiation, select_encoding
 from trpc_bridge.codecs.trpc_request import (
-    Negotiation,
     message_to_request,
     request_to_message,
     supports_spec_version,
-    wants_trpc_encoding,
 )
 from trpc_bridge.events import AgentRequest, ContentPart
 
@@ -84,7 +83,12 @@ def test_content_part_names_follow_trpc() -> None:
 def test_negotiation_policy() -> None:
     assert supports_spec_version("0.1") and supports_spec_version("0.2")
     assert not supports_spec_version("1.0") and not supports_spec_version(None)
-    assert wants_trpc_encoding(Negotiation.AUTO, "0.1")
-    assert not wants_trpc_encoding(Negotiation.AUTO, None)
-    assert wants_trpc_encoding(Negotiation.ALWAYS, None)
-    assert not wants_trpc_encoding(Negotiation.NEVER, "0.1")
+
+    def chosen(policy: str, version: str | None) -> str:
+        return select_encoding(policy, EncodingRequest(spec_version=version)).name
+
+    assert chosen(Negotiation.AUTO, "0.1") == "trpc"
+    assert chosen(Negotiation.AUTO, None) == "plain"
+    assert chosen(Negotiation.ALWAYS, None) == "trpc"
+    assert chosen(Negotiation.NEVER, "0.1") == "plain"
+    assert chosen("plain", "0.1") == "plain" and chosen("trpc", None) == "trpc"

@@ -34,15 +34,16 @@ from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.codecs.trpc_encode import (
+from trpc_bridge.codecs.encoding import (
     EncodeOptions,
-    StreamEncoder,
+    EncodingRequest,
+    RunTarget,
     StreamFrame,
-    UnaryEncoder,
-    final_artifact_update,
-    unary_task_id,
+    select_encoding,
 )
-from trpc_bridge.codecs.trpc_request import Negotiation, message_to_request, wants_trpc_encoding
+from trpc_bridge.codecs.trpc_encode import final_artifact_update
+from trpc_bridge.codecs.trpc_request import message_to_request
+from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.card import build_agent_card
 
@@ -193,7 +194,7 @@ def strip_append_continuations(frames: list[dict[str, Any]], vector: dict[str, A
 
 
 def run_stream(vector: dict[str, Any]) -> list[StreamFrame]:
-    encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
+    encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
     frames: list[StreamFrame] = []
     for event in events_of(vector):
         frames.extend(encoder.encode(event))
@@ -214,11 +215,11 @@ def test_vector(path: Path) -> None:
         strip_append_continuations(rendered, vector)
         compare(rendered, vector["expect"], proto3=v1)
     elif kind == "submitted":
-        encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
-        frame = encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
+        encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
+        (frame,) = encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
         compare([render_03(frame)], vector["expect"])
     elif kind == "unary":
-        unary = UnaryEncoder(options_of(vector))
+        unary = UnaryEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
         for event in events_of(vector):
             if not unary.add(event):
                 break
@@ -238,8 +239,8 @@ def test_vector(path: Path) -> None:
 
 def check_v1_lifecycle(vector: dict[str, Any]) -> None:
     expect = vector["expect"]
-    encoder = StreamEncoder(task_id="task-1", context_id="ctx-1", options=options_of(vector))
-    submitted = encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
+    encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
+    (submitted,) = encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
     compare(render_10(submitted), expect["submitted"], proto3=True)
     (update,) = encoder.encode(events_of(vector)[0])
     part = render_10(update)["artifactUpdate"]["artifact"]["parts"][0]
@@ -291,5 +292,8 @@ def check_negotiation(vector: dict[str, Any]) -> None:
     assert dev is not None
     wanted = {"always": vector["expect"]["always"], **dev["bridge_value"]}
     for policy, expected in wanted.items():
-        got = [wants_trpc_encoding(Negotiation(policy), v) for v in versions]
+        got = [
+            select_encoding(policy, EncodingRequest(spec_version=v)).name == "trpc"
+            for v in versions
+        ]
         assert got == expected, policy

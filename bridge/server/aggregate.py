@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, TaskStatus
 from google.protobuf.struct_pb2 import Struct
 
-from trpc_bridge.codecs.trpc_encode import StreamFrame
+from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.server.states import TERMINAL_STATES
 
 

@@ -24,6 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
+# a2a-sdk 1.3 has an import cycle: when its 0.3 gRPC *server* handler is imported before
+# its client, the client factory loses the 0.3 gRPC transport and silently speaks 1.0 to
+# 0.3 gRPC servers (in this process: a proxy, the tests). Importing the client first avoids it.
+import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
@@ -40,18 +44,17 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
-from trpc_bridge.agui_endpoint import agui_routes
-from trpc_bridge.codecs.trpc_encode import EncodeOptions
-from trpc_bridge.codecs.trpc_request import Negotiation
+from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
+from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.server.agui import agui_routes
+from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
-from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
-
-CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ class ServerOptions:
     port: int = 0
     #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
     grpc_port: int | None = 0
-    negotiation: Negotiation = Negotiation.AUTO
+    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
+    negotiation: str = Negotiation.AUTO
     encode: EncodeOptions = field(default_factory=EncodeOptions)
     #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
     task_store: str = ""
@@ -86,14 +90,15 @@ class BridgeServer:
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
+        self.runner = AgentRunner(
+            agent, self.task_store, tracer_provider=self.options.tracer_provider
+        )
         self.handler = BridgeRequestHandler(
-            agent,
-            task_store=self.task_store,
-            options=HandlerOptions(
+            self.runner,
+            HandlerOptions(
                 encode=self.options.encode,
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
-                tracer_provider=self.options.tracer_provider,
             ),
         )
         self.base_path = self.options.base_path.rstrip("/")
@@ -162,7 +167,7 @@ class BridgeServer:
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
             )
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
-        routes.extend(agui_routes(self.agent, path=f"{self.base_path}/agui"))
+        routes.extend(agui_routes(self.runner, path=f"{self.base_path}/agui"))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
@@ -171,13 +176,7 @@ class BridgeServer:
             max_bytes=self.options.max_request_bytes,
             jsonrpc_paths=self._jsonrpc_paths(),
         )
-        # Inside the limits, so that tracing reads only bodies the limits let through.
-        tracing = Middleware(
-            TraceContextMiddleware,
-            agent_name=self.agent.name,
-            tracer_provider=self.options.tracer_provider,
-        )
-        return Starlette(routes=routes, middleware=[limits, tracing])
+        return Starlette(routes=routes, middleware=[limits])
 
     # --- serving --------------------------------------------------------------------
 
@@ -203,11 +202,6 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[
-                TraceContextServerInterceptor(
-                    agent_name=self.agent.name, tracer_provider=self.options.tracer_provider
-                )
-            ],
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
@@ -216,11 +210,11 @@ class BridgeServer:
             ],
         )
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            GrpcHandler(self.handler), server
+            GrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V1_0)), server
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler), server
+            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
         )
         return server
 

@@ -1,35 +1,32 @@
-"""The bridge's a2a-sdk ``RequestHandler``: one agent, served the way trpc-agent-go serves.
+"""The bridge's a2a-sdk ``RequestHandler``: the A2A door, a thin protocol adapter.
+
+Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC 1.0 and 0.3) calls into
+this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` and a
+:class:`~trpc_bridge.server.runner.Caller`, picks the caller's encoding on the seam
+(:func:`~trpc_bridge.codecs.encoding.select_encoding`) and lets the agent runner drive
+the run as a :class:`~trpc_bridge.server.task_registry.LiveTask`; identity, tracing,
+failures and cancellation are the runner's.
 
 Why not ``DefaultRequestHandler``: its event path copies the whole ``Task`` twice per
 event (cost grows with stream length), writes the whole task to the store per event,
 evicts a consumer 1,024 events behind without telling it, and insists on a ``Task`` as
-the first frame where trpc starts with a ``submitted`` status-update. Here, per request:
-
-- one producer task drives ``agent.run()`` and encodes each event
-  (:class:`~trpc_bridge.codecs.trpc_encode.StreamEncoder`, or the plain-A2A encoder when
-  negotiation says so); frames go to the live task (incremental aggregate + fan-out to
-  unbounded coalescing subscriber buffers): O(1) per event whatever the stream length;
-- the finished ``Task`` is written to the task store once, at the end;
-- ``tasks/cancel`` and the disconnect of the requesting stream (when nobody else is
-  subscribed) cancel the producer, which closes the agent's iterator and publishes
-  ``canceled``.
-
-Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC) calls into this class.
+the first frame where trpc starts with a ``submitted`` status-update. Here the live task
+aggregates incrementally and fans out to unbounded coalescing subscriber buffers (O(1)
+per event whatever the stream length), and the finished ``Task`` is written to the task
+store once, at the end. ``tasks/cancel`` and the disconnect of the requesting stream
+(when nobody else is subscribed) cancel the producer, which closes the agent's iterator
+and publishes ``canceled``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
 from a2a.server.request_handlers.request_handler import RequestHandler
-from a2a.server.tasks import TaskStore
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
@@ -47,7 +44,6 @@ from a2a.types import (
     Task,
     TaskPushNotificationConfig,
     TaskState,
-    TaskStatusUpdateEvent,
 )
 from a2a.utils.errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -57,60 +53,46 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from opentelemetry.trace import TracerProvider
+from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.agent import Agent, agent_failure_message
-from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder, PlainUnaryEncoder
-from trpc_bridge.codecs.trpc_encode import (
+from trpc_bridge.codecs.encoding import (
     EncodeOptions,
-    StreamEncoder,
+    EncodingRequest,
+    Negotiation,
+    RunTarget,
     StreamFrame,
-    UnaryEncoder,
-    task_status,
-    unary_task_id,
+    UnaryEncoding,
+    select_encoding,
 )
-from trpc_bridge.codecs.trpc_request import Negotiation, message_to_request, wants_trpc_encoding
-from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.server.identity import caller_id
+from trpc_bridge.codecs.trpc_request import message_to_request
+from trpc_bridge.codecs.trpc_runs import unary_task_id
+from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import new_id
+from trpc_bridge.server.call_context import a2a_caller, wire_version
+from trpc_bridge.server.runner import AgentRunner, Caller
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
 from trpc_bridge.server.task_store import ID_LENGTH, owner_context
-from trpc_bridge.telemetry.spans import annotate_current_span
-from trpc_bridge.telemetry.tools import trace_tool_events
 
 
 @dataclass(frozen=True)
 class HandlerOptions:
     encode: EncodeOptions = field(default_factory=EncodeOptions)
-    negotiation: Negotiation = Negotiation.AUTO
+    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
+    negotiation: str = Negotiation.AUTO
     #: Frames a lagging subscriber holds before text deltas are merged.
     coalesce_after: int = DEFAULT_COALESCE_AFTER
-    #: Where ``execute_tool`` spans go; None = the global provider (``setup_tracing``).
-    tracer_provider: TracerProvider | None = None
-
-
-class _Run(Protocol):
-    """What the producer drives: a stream encoder, or a unary encoder adapted to it."""
-
-    done: bool
-
-    def encode(self, event: AgentEvent) -> list[StreamFrame]: ...
-
-    def close(self) -> list[StreamFrame]: ...
-
-
-class _UnaryEncoder(Protocol):
-    def add(self, event: AgentEvent) -> bool: ...
-
-    def result(self, *, context_id: str, task_id: str) -> Message | Task: ...
 
 
 class _UnaryRun:
     """Adapts a unary encoder to the producer: it collects; nothing is streamed."""
 
-    def __init__(self, encoder: _UnaryEncoder) -> None:
+    def __init__(self, encoder: UnaryEncoding) -> None:
         self.encoder = encoder
         self.done = False
+
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return []
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         self.done = not self.encoder.add(event)
@@ -121,43 +103,40 @@ class _UnaryRun:
         return []
 
 
-def _canceled(live: LiveTask) -> TaskStatusUpdateEvent:
-    return TaskStatusUpdateEvent(
-        task_id=live.task_id,
-        context_id=live.context_id,
-        status=task_status(TaskState.TASK_STATE_CANCELED),
-    )
+@dataclass(frozen=True)
+class _Call:
+    """One message call, prepared: what the agent is asked and how to answer."""
+
+    request: AgentRequest
+    message: Message
+    caller: Caller
+    encoding_request: EncodingRequest
 
 
 class BridgeRequestHandler(RequestHandler):
-    """Serves one :class:`~trpc_bridge.agent.Agent` over every a2a-sdk transport."""
+    """Serves one agent, through its :class:`AgentRunner`, over every a2a-sdk transport."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        *,
-        task_store: TaskStore,
-        options: HandlerOptions | None = None,
-    ) -> None:
-        self.agent = agent
+    def __init__(self, runner: AgentRunner, options: HandlerOptions | None = None) -> None:
+        self.runner = runner
         self.options = options or HandlerOptions()
-        self.registry = TaskRegistry(task_store)
+
+    @property
+    def registry(self) -> TaskRegistry:
+        return self.runner.tasks
 
     # --- starting a run -----------------------------------------------------------
 
-    async def _prepare(
-        self, params: SendMessageRequest, context: ServerCallContext
-    ) -> tuple[AgentRequest, Message, str]:
+    async def _prepare(self, params: SendMessageRequest, context: ServerCallContext) -> _Call:
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
-        owner = caller_id(context)
+        caller = a2a_caller(context)
         if message.task_id:
-            known = self.registry.live(message.task_id, owner) or await self.registry.stored(
-                message.task_id, owner
-            )
+            known = self.registry.live(
+                message.task_id, caller.user_id
+            ) or await self.registry.stored(message.task_id, caller.user_id)
             if known is None:
                 raise TaskNotFoundError(message=f"Task {message.task_id} not found")
             raise UnsupportedOperationError(
@@ -166,79 +145,54 @@ class BridgeRequestHandler(RequestHandler):
             )
         user_message = Message()
         user_message.CopyFrom(message)
-        user_message.message_id = message.message_id or f"msg-{uuid.uuid4()}"
-        user_message.context_id = message.context_id or f"ctx-{uuid.uuid4()}"
-        request = message_to_request(user_message, user_id=owner)
-        return request, user_message, owner
+        user_message.message_id = message.message_id or new_id("msg")
+        user_message.context_id = message.context_id or new_id("ctx")
+        request = message_to_request(user_message, user_id=caller.user_id)
+        negotiated = EncodingRequest(
+            spec_version=request.interaction_spec_version,
+            metadata=MessageToDict(message.metadata) if message.metadata else {},
+            extensions=frozenset(context.requested_extensions),
+            headers=caller.headers,
+            wire=wire_version(context),
+        )
+        return _Call(request, user_message, caller, negotiated)
 
-    def _trpc(self, request: AgentRequest) -> bool:
-        return wants_trpc_encoding(self.options.negotiation, request.interaction_spec_version)
-
-    def _live(self, task_id: str, message: Message, owner: str) -> LiveTask:
-        live = LiveTask(
+    def _live(self, task_id: str, call: _Call) -> LiveTask:
+        return LiveTask(
             task_id=task_id,
-            context_id=message.context_id,
-            owner=owner,
-            user_message=message,
+            context_id=call.message.context_id,
+            owner=call.caller.user_id,
+            user_message=call.message,
             coalesce_after=self.options.coalesce_after,
         )
-        self.registry.add(live)
-        annotate_current_span(task_id=task_id, conversation_id=message.context_id)
-        return live
 
-    async def _produce(
-        self, live: LiveTask, run: _Run, request: AgentRequest, *, retire: bool
-    ) -> None:
-        """Drive the agent; publish frames; on cancel publish ``canceled``."""
-        try:
-            try:
-                async with contextlib.aclosing(
-                    trace_tool_events(
-                        self.agent.run(request), tracer_provider=self.options.tracer_provider
-                    )
-                ) as events:
-                    async for event in events:
-                        for frame in run.encode(event):
-                            live.publish(frame)
-                        if run.done:
-                            break
-                for frame in run.close():
-                    live.publish(frame)
-            except asyncio.CancelledError:
-                live.publish(_canceled(live))
-            except Exception as exc:  # the agent failed: a terminal run_error
-                message = agent_failure_message(self.agent.name, exc)
-                failure = AgentEvent.failure(message, type=ErrorType.RUN)
-                for frame in run.encode(failure):
-                    live.publish(frame)
-        finally:
-            if retire:
-                if not live.aggregate.terminal:
-                    # trpc's unstructured error ends the stream without a terminal
-                    # status; the stored task still has to say how it ended.
-                    live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
-                await self.registry.retire(live, live.aggregate.snapshot())
+    def _target(self, task_id: str, call: _Call) -> RunTarget:
+        return RunTarget(
+            task_id=task_id,
+            context_id=call.message.context_id,
+            options=self.options.encode,
+            wire=call.encoding_request.wire,
+        )
 
     # --- message/send -------------------------------------------------------------
 
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
-        request, message, owner = await self._prepare(params, context)
-        encoder: _UnaryEncoder = (
-            UnaryEncoder(self.options.encode) if self._trpc(request) else PlainUnaryEncoder()
-        )
-        live = self._live(unary_task_id(message.message_id), message, owner)
-        run = _UnaryRun(encoder)
-        live.producer = asyncio.create_task(self._produce(live, run, request, retire=False))
+        call = await self._prepare(params, context)
+        task_id = unary_task_id(call.message.message_id)
+        encoding = select_encoding(self.options.negotiation, call.encoding_request)
+        encoder = encoding.unary(self._target(task_id, call))
+        live = self._live(task_id, call)
+        self.runner.start(live, call.request, call.caller, _UnaryRun(encoder))
         try:
-            await asyncio.shield(live.producer)
+            await live.wait()
         except asyncio.CancelledError:  # the caller went away: stop the agent too
             live.cancel()
             await self.registry.retire(live, None)
             raise
         if live.aggregate.status.state == TaskState.TASK_STATE_CANCELED:
-            final: Task | Message = live.aggregate.snapshot()
+            final: Task | Message = live.snapshot()
         else:
             final = encoder.result(context_id=live.context_id, task_id=live.task_id)
         await self.registry.retire(live, final if isinstance(final, Task) else None)
@@ -249,19 +203,15 @@ class BridgeRequestHandler(RequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        request, message, owner = await self._prepare(params, context)
-        task_id = f"task-{uuid.uuid4()}"
-        run: StreamEncoder | PlainStreamEncoder
-        if self._trpc(request):
-            run = StreamEncoder(
-                task_id=task_id, context_id=message.context_id, options=self.options.encode
-            )
-        else:
-            run = PlainStreamEncoder(task_id=task_id, context_id=message.context_id)
-        live = self._live(task_id, message, owner)
+        call = await self._prepare(params, context)
+        task_id = new_id("task")
+        encoding = select_encoding(self.options.negotiation, call.encoding_request)
+        encoder = encoding.stream(self._target(task_id, call))
+        live = self._live(task_id, call)
         subscriber = live.subscribe()
-        live.publish(run.start(app_name=self.agent.name, user_id=owner))
-        live.producer = asyncio.create_task(self._produce(live, run, request, retire=True))
+        for first in encoder.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
+            live.publish(first)
+        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
         try:
             while (frame := await subscriber.next()) is not None:
                 yield frame
@@ -274,14 +224,14 @@ class BridgeRequestHandler(RequestHandler):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        owner = caller_id(context)
+        owner = a2a_caller(context).user_id
         live = self.registry.live(params.id, owner)
         if live is None:
             if await self.registry.stored(params.id, owner) is None:
                 raise TaskNotFoundError(message=f"Task {params.id} not found")
             raise UnsupportedOperationError(message=f"Task {params.id} is in a terminal state")
         subscriber = live.subscribe()
-        snapshot = live.aggregate.snapshot()  # same tick as subscribe: nothing is missed
+        snapshot = live.snapshot()  # same tick as subscribe: nothing is missed
         try:
             yield snapshot
             while (frame := await subscriber.next()) is not None:
@@ -292,11 +242,11 @@ class BridgeRequestHandler(RequestHandler):
     # --- tasks ----------------------------------------------------------------------
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
-        owner = caller_id(context)
+        owner = a2a_caller(context).user_id
         history = params.history_length if params.HasField("history_length") else None
         live = self.registry.live(params.id, owner)
         if live is not None:
-            return live.aggregate.snapshot(history)
+            return live.snapshot(history)
         task = await self.registry.stored(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {params.id} not found")
@@ -307,20 +257,18 @@ class BridgeRequestHandler(RequestHandler):
         return task
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
-        owner = caller_id(context)
+        owner = a2a_caller(context).user_id
         live = self.registry.live(params.id, owner)
         if live is None:
             if await self.registry.stored(params.id, owner) is None:
                 raise TaskNotFoundError(message=f"Task {params.id} not found")
             raise TaskNotCancelableError(message=f"Task {params.id} has already finished")
-        live.cancel()
-        await live.finished.wait()
-        return live.aggregate.snapshot()
+        return await live.cancelled()
 
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        return await self.registry.store.list(params, owner_context(caller_id(context)))
+        return await self.registry.store.list(params, owner_context(a2a_caller(context).user_id))
 
     # --- not offered ----------------------------------------------------------------
 

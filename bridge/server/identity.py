@@ -1,41 +1,52 @@
-"""Who is calling: the ``X-User-ID`` header (HTTP) or ``x-user-id`` metadata (gRPC).
+"""Who is calling: the one rule every door applies (``docs/wire-spec.md`` §3.3).
 
-trpc-agent-go takes the caller's identity from that header only (reference §3.3, §6);
-``message.metadata.user_id`` is informational and never trusted. Without the header the
-caller is :data:`ANONYMOUS` — one shared identity, unlike trpc's per-client anonymous
-cookie (a deviation: the bridge does not mint cookies).
+trpc-agent-go takes the caller's identity from the ``X-User-ID`` header only (gRPC: the
+``x-user-id`` metadata); ``message.metadata.user_id`` is informational and never trusted.
+The value is trimmed; without one the caller is :data:`ANONYMOUS` — one shared identity,
+unlike trpc's per-client anonymous cookie (a deviation: the bridge mints no cookies). A
+value longer than the task store's owner column is refused rather than producing a task
+that cannot be saved.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from a2a.server.context import ServerCallContext
-from a2a.utils.errors import InvalidParamsError
 
+from trpc_bridge.names import USER_ID_HEADER
 from trpc_bridge.server.task_store import ANONYMOUS, ID_LENGTH
 
-USER_ID_HEADER = "x-user-id"
+_HEADER = USER_ID_HEADER.lower()
 
 
-def _grpc_user_id(grpc_context: Any) -> str:
-    for key, value in grpc_context.invocation_metadata() or ():
-        if key.lower() == USER_ID_HEADER:
-            return value.decode() if isinstance(value, bytes) else str(value)
-    return ""
+class IdentityError(ValueError):
+    """The identity header cannot be used; the message says why (safe to show)."""
 
 
-def caller_id(context: ServerCallContext) -> str:
-    """The trimmed user id of the request, or :data:`ANONYMOUS`. Longer than the task
-    store's owner column (255): refused, rather than a task that cannot be saved."""
-    headers = context.state.get("headers")
-    user_id = ""
-    if isinstance(headers, dict):
-        # Starlette lower-cases header names; match case-insensitively anyway.
-        user_id = next((v for k, v in headers.items() if k.lower() == USER_ID_HEADER), "")
-    elif "grpc_context" in context.state:
-        user_id = _grpc_user_id(context.state["grpc_context"])
-    user_id = user_id.strip()
+def caller_id(headers: Mapping[str, str]) -> str:
+    """The caller's user id from lower-case ``headers``, or :data:`ANONYMOUS`. Raises
+    :class:`IdentityError` when it is longer than the task store can keep."""
+    user_id = headers.get(_HEADER, "").strip()
     if len(user_id) > ID_LENGTH:
-        raise InvalidParamsError(message=f"X-User-ID is longer than {ID_LENGTH} characters")
+        raise IdentityError(f"{USER_ID_HEADER} is longer than {ID_LENGTH} characters")
     return user_id or ANONYMOUS
+
+
+def lower_headers(pairs: Any) -> dict[str, str]:
+    """``(name, value)`` pairs (HTTP headers, gRPC metadata) as a dict with lower-case
+    names; binary gRPC values (``-bin`` keys) are skipped."""
+    return {str(name).lower(): value for name, value in pairs or () if isinstance(value, str)}
+
+
+def context_headers(context: ServerCallContext) -> dict[str, str]:
+    """The request headers of an a2a-sdk call (HTTP) or its invocation metadata (gRPC),
+    lower-case names."""
+    headers = context.state.get("headers")
+    if isinstance(headers, dict):  # Starlette has already lower-cased the names
+        return lower_headers(headers.items())
+    grpc_context = context.state.get("grpc_context")
+    if grpc_context is not None:
+        return lower_headers(grpc_context.invocation_metadata())
+    return {}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from a2a.types import TaskArtifactUpdateEvent
 
-from trpc_bridge.codecs.trpc_encode import StreamFrame
+from trpc_bridge.codecs.encoding import StreamFrame
 
 #: Frames a subscriber may hold before deltas start to be merged: trpc-agent-go's own
 #: subscriber buffer size (reference §7.12). A consumer within that lag sees exactly

@@ -1,26 +1,35 @@
 """Live tasks and their fan-out, plus the store that keeps finished ones.
 
-A :class:`LiveTask` exists while an agent run is in progress: one producer drives the
-agent and :meth:`LiveTask.publish` applies each frame to the incremental aggregate and
-pushes it to every subscriber (the requesting stream and any ``tasks/resubscribe``).
-When the run ends the aggregated ``Task`` is saved to the task store (a2a-sdk's
-in-memory or SQL store, scoped by owner) and the live task is forgotten.
+A :class:`LiveTask` is one running agent invocation. It owns its lifecycle: :meth:`start`
+runs one producer that encodes the run's events and :meth:`publish`-es each frame to the
+incremental aggregate and to every subscriber (the requesting stream and any
+``tasks/resubscribe``); :meth:`cancel` stops the producer, which then publishes
+``canceled`` itself; :meth:`wait` waits for the end; :meth:`snapshot` is the task as it
+stands. When the run ends the registry saves the aggregated ``Task`` to the task store
+(a2a-sdk's in-memory or SQL store, scoped by owner) and forgets the live task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from a2a.server.tasks import TaskStore
-from a2a.types import Message, Task
+from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
-from trpc_bridge.codecs.trpc_encode import StreamFrame
+from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
+from trpc_bridge.codecs.trpc_encode import task_status
+from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.aggregate import TaskAggregate
 from trpc_bridge.server.subscriber import Subscriber
 from trpc_bridge.server.task_store import owner_context
 
 logger = logging.getLogger(__name__)
+
+#: Called once when a producer has finished (the task may not be terminal).
+OnEnd = Callable[["LiveTask"], Awaitable[None]]
 
 
 class LiveTask:
@@ -41,10 +50,69 @@ class LiveTask:
         self.aggregate = TaskAggregate(
             task_id=task_id, context_id=context_id, user_message=user_message
         )
-        self.producer: asyncio.Task[None] | None = None
-        self.finished = asyncio.Event()
+        self._producer: asyncio.Task[None] | None = None
+        self._finished = asyncio.Event()
         self._subscribers: list[Subscriber] = []
         self._coalesce_after = coalesce_after
+
+    # --- the run ----------------------------------------------------------------------
+
+    def start(
+        self,
+        events: AsyncGenerator[AgentEvent, None],
+        encoder: StreamEncoding,
+        on_end: OnEnd | None = None,
+    ) -> None:
+        """Drive ``events`` through ``encoder`` in a background task, publishing every
+        frame; ``on_end`` runs once the producer has finished, however it finished."""
+        self._producer = asyncio.create_task(self._produce(events, encoder, on_end))
+
+    async def _produce(
+        self,
+        events: AsyncGenerator[AgentEvent, None],
+        encoder: StreamEncoding,
+        on_end: OnEnd | None,
+    ) -> None:
+        try:
+            try:
+                async with contextlib.aclosing(events):
+                    async for event in events:
+                        for frame in encoder.encode(event):
+                            self.publish(frame)
+                        if encoder.done:
+                            break
+                for frame in encoder.close():
+                    self.publish(frame)
+            except asyncio.CancelledError:  # tasks/cancel, or the only listener left
+                self.publish(
+                    TaskStatusUpdateEvent(
+                        task_id=self.task_id,
+                        context_id=self.context_id,
+                        status=task_status(TaskState.TASK_STATE_CANCELED),
+                    )
+                )
+        finally:
+            if on_end is not None:
+                await on_end(self)
+
+    async def wait(self) -> None:
+        """Until the producer has finished (shielded: a caller that goes away while
+        waiting does not stop the run)."""
+        if self._producer is not None:
+            await asyncio.shield(self._producer)
+
+    def cancel(self) -> None:
+        """Stop the producer; it publishes the ``canceled`` status itself."""
+        if self._producer is not None and not self._producer.done():
+            self._producer.cancel()
+
+    async def cancelled(self) -> Task:
+        """Cancel, wait for the end, and return the task as it ended."""
+        self.cancel()
+        await self._finished.wait()
+        return self.snapshot()
+
+    # --- fan-out ----------------------------------------------------------------------
 
     def publish(self, frame: StreamFrame) -> None:
         self.aggregate.apply(frame)
@@ -64,15 +132,13 @@ class LiveTask:
     def subscriber_count(self) -> int:
         return len(self._subscribers)
 
-    def cancel(self) -> None:
-        """Stop the producer; it publishes the ``canceled`` status itself."""
-        if self.producer is not None and not self.producer.done():
-            self.producer.cancel()
+    def snapshot(self, history_length: int | None = None) -> Task:
+        return self.aggregate.snapshot(history_length)
 
     def close(self) -> None:
         for subscriber in self._subscribers:
             subscriber.close()
-        self.finished.set()
+        self._finished.set()
 
 
 class TaskRegistry:
@@ -92,6 +158,14 @@ class TaskRegistry:
 
     async def stored(self, task_id: str, owner: str) -> Task | None:
         return await self.store.get(task_id, owner_context(owner))
+
+    async def finish(self, live: LiveTask) -> None:
+        """A streamed run ended: store how it ended, then end the live task."""
+        if not live.aggregate.terminal:
+            # trpc's unstructured error ends the stream without a terminal status; the
+            # stored task still has to say how it ended.
+            live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
+        await self.retire(live, live.snapshot())
 
     async def retire(self, live: LiveTask, final: Task | None) -> None:
         """Save ``final`` (when given) for ``live``'s owner, then end the live task."""

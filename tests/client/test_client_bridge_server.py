@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.aggregate import AggregatedMessage, aggregate
 from trpc_bridge.client import RemoteAgent
-from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 

@@ -106,7 +106,7 @@ def test_proxy_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
     "scenario", [pytest.param(s, marks=pytest.mark.cell(s, "agui py=go")) for s in SCENARIOS]
 )
 def test_bridge_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
-    with bridge_server(f"trpc_bridge.scenarios:{scenario}") as bridge:
+    with bridge_server(f"trpc_bridge.agents.scenarios:{scenario}") as bridge:
         with go_agui(gopeer, bridge.url) as go_url:
             go = run_sse(go_url)
         ours = run_sse(f"{bridge.url}agui")

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from peers import Process, bridge_server, go_call, go_server, normalise
 
+from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.aggregate import aggregate
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.scenarios import SCRIPTS
 
 SCENARIOS = sorted(SCRIPTS)
 MODES = ("stream", "unary")
@@ -55,7 +55,7 @@ def servers(gopeer: Path) -> Iterator[dict[tuple[str, str], Process]]:
                 if side == "go":
                     process = stack.enter_context(go_server(scenario))
                 else:
-                    agent = f"trpc_bridge.scenarios:{scenario}"
+                    agent = f"trpc_bridge.agents.scenarios:{scenario}"
                     process = stack.enter_context(bridge_server(agent))
                 started[key] = process
                 return process

@@ -48,7 +48,7 @@ def test_go_client_trace_continues_in_the_bridge_server(
 ) -> None:
     for name, value in _CONSOLE_TRACING.items():
         monkeypatch.setenv(name, value)
-    with bridge_server("trpc_bridge.scenarios:tool") as bridge:
+    with bridge_server("trpc_bridge.agents.scenarios:tool") as bridge:
         result = go_call(bridge.url, "weather?", stream=True)
         assert result.returncode == 0, result.logs
         [go_trace] = [log for log in result.logs if log.get("log") == "trace"]
@@ -125,7 +125,7 @@ def test_bridge_call_proxy_serve_is_one_trace(
     """call → proxy → serve, all bridge processes; the first hop over each transport."""
     for name, value in _CONSOLE_TRACING.items():
         monkeypatch.setenv(name, value)
-    with bridge_server("trpc_bridge.scenarios:tool") as agent, _proxy(agent.url) as proxy:
+    with bridge_server("trpc_bridge.agents.scenarios:tool") as agent, _proxy(agent.url) as proxy:
         result = subprocess.run(
             [str(TRPC_BRIDGE), "call", proxy.url, "weather?", "--json", "--transport", transport],
             capture_output=True,

@@ -4,7 +4,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer
 
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, a2a_pb2_grpc
 
-from trpc_bridge.demo_agent import demo_agent
-from trpc_bridge.scenarios import SCRIPTS, ScenarioAgent
+from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .helpers import go_message, jsonrpc, sse_results

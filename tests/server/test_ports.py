@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 

@@ -10,7 +10,8 @@ from a2a.types import Artifact, Part, TaskArtifactUpdateEvent, TaskState, TaskSt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trpc_bridge.codecs.trpc_encode import StreamFrame, task_status
+from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.trpc_encode import task_status
 from trpc_bridge.server.subscriber import Subscriber
 
 # A frame: ("text", artifact, append, text), ("data", artifact) or ("status",)

@@ -17,7 +17,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import TaskNotFoundError
 
-from trpc_bridge.demo_agent import demo_agent
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 from . import postgres

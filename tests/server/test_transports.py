@@ -5,12 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from a2a.types import GetTaskRequest, StreamResponse, TaskState
+from a2a.types import GetTaskRequest, Message, StreamResponse, TaskState
+from a2a.utils.proto_utils import validate_proto_required_fields
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.server import BridgeServer
 
 from .helpers import TRANSPORTS, as_user, collect, sdk_client, user_message
+
+
+def _contentless(message: Message) -> bool:
+    """No content: no parts (0.3) or only the empty text part 1.0 requires."""
+    return not "".join(p.text for p in message.parts) and all(
+        p.HasField("text") for p in message.parts
+    )
 
 
 def _parts(responses: list[StreamResponse]) -> list[dict[str, Any]]:
@@ -30,7 +38,17 @@ async def test_streaming_run(demo_server: BridgeServer, transport: str) -> None:
     assert dict(first.status_update.metadata)["adk_user_id"] == "alice"
     assert last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
     final_chunk = responses[-2].artifact_update
-    assert final_chunk.last_chunk and not final_chunk.artifact.parts
+    assert final_chunk.last_chunk and _contentless(final_chunk.artifact)
+    if transport.endswith("1.0"):
+        # trpc v1's final chunk: the last artifact id, append; every required field set.
+        assert (
+            final_chunk.artifact.artifact_id == responses[-3].artifact_update.artifact.artifact_id
+        )
+        assert final_chunk.append
+        for response in responses:
+            validate_proto_required_fields(response)
+    else:
+        assert not final_chunk.artifact.artifact_id and not final_chunk.artifact.parts
     parts = _parts(responses)
     calls = [p for p in parts if p.get("metadata", {}).get("type") == "function_call"]
     assert calls[0]["data"]["args"] == '{"city": "Shanghai"}'  # the verbatim string
@@ -55,10 +73,12 @@ async def test_unary_run(demo_server: BridgeServer, transport: str) -> None:
     assert task.status.state == TaskState.TASK_STATE_COMPLETED
     assert task.artifacts[0].parts[0].text == "It is 14°C in Paris."
     # As in trpc, the streamed chunks stay in the history as metadata-only messages.
-    kinds = [dict(m.parts[0].metadata).get("type") for m in task.history if m.parts]
+    kinds = [dict(m.parts[0].metadata).get("type") for m in task.history if not _contentless(m)]
     assert kinds == ["function_call", "function_response"]
-    chunks = [m for m in task.history if not m.parts]
+    chunks = [m for m in task.history if _contentless(m)]
     assert chunks and all(m.metadata["object_type"] == "chat.completion.chunk" for m in chunks)
+    if transport.endswith("1.0"):
+        validate_proto_required_fields(response)
     await client.close()
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.client import RemoteAgent
-from trpc_bridge.demo_agent import demo_agent
 from trpc_bridge.events import AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.spans import A2A_TASK_ID

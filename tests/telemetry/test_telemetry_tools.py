@@ -1,14 +1,13 @@
-"""``execute_tool`` spans from tool-call / tool-result events."""
+"""``execute_tool`` spans from tool-call / tool-result events (the runner's use of them:
+``tests/server/test_runner.py``)."""
 
 from __future__ import annotations
-
-from collections.abc import AsyncIterator
 
 from opentelemetry import trace
 
 from trpc_bridge.events import AgentEvent, new_response_id
 from trpc_bridge.telemetry.client import invoke_agent_span
-from trpc_bridge.telemetry.tools import ToolSpans, trace_tool_events
+from trpc_bridge.telemetry.tools import ToolSpans
 
 from .span_capture import Tracing
 
@@ -21,33 +20,6 @@ def _run() -> list[AgentEvent]:
         AgentEvent.tool_call("clock", "{}", call_id="call-2", response_id=new_response_id()),
         AgentEvent.final_text("done", new_response_id()),
     ]
-
-
-async def _events(events: list[AgentEvent]) -> AsyncIterator[AgentEvent]:
-    for event in events:
-        yield event
-
-
-async def test_tool_spans_are_children_of_the_run_span(tracing: Tracing) -> None:
-    tracer = tracing.provider.get_tracer("test")
-    with tracer.start_as_current_span("run") as run:
-        events = [
-            e async for e in trace_tool_events(_events(_run()), tracer_provider=tracing.provider)
-        ]
-    assert len(events) == 4
-    spans = {span.name: span for span in tracing.exporter.get_finished_spans()}
-    weather, clock = spans["execute_tool weather"], spans["execute_tool clock"]
-    for span in (weather, clock):
-        assert span.parent is not None
-        assert span.parent.span_id == run.get_span_context().span_id
-    assert weather.attributes == {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": "weather",
-        "gen_ai.tool.call.id": "call-1",
-    }
-    assert weather.status.status_code == trace.StatusCode.UNSET
-    # No result before the run ended: the span is closed as failed, not leaked.
-    assert clock.status.status_code == trace.StatusCode.ERROR
 
 
 async def test_tool_content_only_with_record_content(tracing: Tracing) -> None:
@@ -71,8 +43,3 @@ async def test_client_invocation_observes_tools_and_failures(tracing: Tracing) -
     assert agent.kind == trace.SpanKind.CLIENT
     assert agent.status.status_code == trace.StatusCode.ERROR
     assert (agent.attributes or {})["error.type"] == "flow_error"
-
-
-def test_tracing_off_passes_the_stream_through_untouched() -> None:
-    stream = _events([])
-    assert trace_tool_events(stream, tracer_provider=trace.NoOpTracerProvider()) is stream

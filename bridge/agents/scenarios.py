@@ -3,7 +3,7 @@ interop scenarios of the Go peer (``interop/go``, observed sequences in its SCEN
 
 Serving one of these with the bridge must put the same frames on the wire as the Go peer's
 ``gopeer serve --scenario NAME``: that is the differential test of ``tests/interop``.
-Serve one with ``trpc-bridge serve --agent trpc_bridge.scenarios:tool`` (any name below).
+Serve one with ``trpc-bridge serve --agent trpc_bridge.agents.scenarios:tool`` (any name below).
 
 The runner's per-step start event and ``runner.completion`` are left out: trpc-agent-go's
 server never puts them on the wire. The four ``preprocessing.*`` events are kept because

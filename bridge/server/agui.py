@@ -1,18 +1,20 @@
-"""``POST /agui``: any :class:`~trpc_bridge.agent.Agent` as an AG-UI 1.0 endpoint.
+"""``POST /agui``: the AG-UI 1.0 door to any agent, through the agent runner.
 
 The body is an AG-UI ``RunAgentInput`` (HTTP 400 with a JSON error when it is not one);
 its last user message becomes the :class:`~trpc_bridge.events.AgentRequest` (``threadId``
-→ context id, ``runId`` → invocation id, the ``X-User-ID`` header → user id). The answer
-is a Server-Sent Events stream written by ``ag_ui.encoder.EventEncoder`` from
+→ context id, ``runId`` → invocation id). The caller's identity and trace context are
+resolved by the runner exactly as for A2A (``X-User-ID``, ``traceparent``), and the run
+gets its own SERVER ``invoke_agent`` span with its ``execute_tool`` spans. The answer is a
+Server-Sent Events stream written by ``ag_ui.encoder.EventEncoder`` from
 :class:`~trpc_bridge.codecs.agui.AguiTranslator`.
 
 When the client goes away the response task is cancelled (Starlette does this for ASGI
-servers such as uvicorn), and the agent's iterator is closed so its work stops.
+servers such as uvicorn), and the runner closes the agent's iterator so its work stops.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -21,18 +23,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events
-from trpc_bridge.codecs.agui import AguiTranslator, request_from_run_input
+from trpc_bridge.codecs.agui import AguiTranslator
+from trpc_bridge.codecs.agui_request import request_from_run_input
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.server.identity import IdentityError, lower_headers
+from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner, caller_of
 
 DEFAULT_PATH = "/agui"
-USER_ID_HEADER = "X-User-ID"
 
 
-def agui_routes(
-    agent: Agent, *, path: str = DEFAULT_PATH, user_id_header: str = USER_ID_HEADER
-) -> list[BaseRoute]:
-    """The Starlette route serving ``agent`` as AG-UI at ``path``."""
+def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRoute]:
+    """The Starlette route serving ``runner``'s agent as AG-UI at ``path``."""
 
     async def run(request: Request) -> Response:
         try:
@@ -42,9 +43,11 @@ def agui_routes(
             return JSONResponse(
                 {"error": "invalid RunAgentInput", "detail": detail}, status_code=400
             )
-        agent_request = request_from_run_input(
-            run_input, user_id=request.headers.get(user_id_header, "")
-        )
+        try:
+            caller = caller_of(lower_headers(request.headers.items()), transport=TRANSPORT_AGUI)
+        except IdentityError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        agent_request = request_from_run_input(run_input, user_id=caller.user_id)
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
         translator = AguiTranslator(
             run_input.thread_id,
@@ -52,7 +55,7 @@ def agui_routes(
             state_keys=run_input.state if isinstance(run_input.state, dict) else (),
         )
         return StreamingResponse(
-            _sse(agent.name, translator, agent.run(agent_request), encoder),
+            _sse(translator, runner.run(agent_request, caller), encoder),
             media_type=encoder.get_content_type(),
             # Proxies must pass each event on as it comes.
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -62,11 +65,11 @@ def agui_routes(
 
 
 async def _sse(
-    agent_name: str,
     translator: AguiTranslator,
-    events: AsyncIterator[AgentEvent],
+    events: AsyncGenerator[AgentEvent, None],
     encoder: EventEncoder,
 ) -> AsyncIterator[str]:
+    tail: Sequence[BaseEvent]
     try:
         for out in translator.start():
             yield encoder.encode(out)
@@ -75,11 +78,9 @@ async def _sse(
                 yield encoder.encode(out)
             if translator.ended:
                 break
-        tail: Sequence[BaseEvent] = translator.finish()
-    except Exception as exc:  # the agent failed: the run ends with RUN_ERROR, not a cut stream
-        tail = translator.fail(agent_failure_message(agent_name, exc), type(exc).__name__)
+        tail = translator.finish()
     finally:
-        # Also on cancellation (client disconnect): stop the agent's work.
-        await close_events(events)
+        # Also on cancellation (client disconnect): the runner stops the agent.
+        await events.aclose()
     for out in tail:
         yield encoder.encode(out)

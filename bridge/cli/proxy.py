@@ -9,9 +9,15 @@ AG-UI (``/agui``), its stream aggregated by ``llm_response_id`` on the way out.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from trpc_bridge.client import RemoteAgent
-from trpc_bridge.server import BridgeServer, ServerOptions
+import typer
+
+from trpc_bridge.cli.app import app
+from trpc_bridge.cli.server_flags import run_until_interrupted, server_command
+
+if TYPE_CHECKING:
+    from trpc_bridge.server import ServerOptions
 
 
 async def run_proxy(
@@ -19,6 +25,27 @@ async def run_proxy(
 ) -> None:
     """Serve ``upstream`` until cancelled. Raises ``RemoteAgentError`` when the upstream
     card cannot be used."""
+    from trpc_bridge.client import RemoteAgent
+    from trpc_bridge.server import BridgeServer
+
     async with await RemoteAgent.connect(upstream) as remote:
         echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
         await BridgeServer(remote, options).serve(echo)
+
+
+@app.command()
+@server_command
+def proxy(
+    options: ServerOptions,
+    upstream: str = typer.Option(
+        ..., help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server)."
+    ),
+) -> None:
+    """Serve a remote A2A agent over JSON-RPC 0.3/1.0, REST, gRPC and AG-UI (/agui)."""
+    from trpc_bridge.client import RemoteAgentError
+
+    try:
+        run_until_interrupted(run_proxy(upstream, options, typer.echo))
+    except RemoteAgentError as exc:
+        typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
+        raise typer.Exit(1) from exc

@@ -19,7 +19,7 @@ def load_agent(spec: str) -> Agent:
     directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
     ``./weather.py``."""
     if spec == "demo":
-        from trpc_bridge.demo_agent import demo_agent
+        from trpc_bridge.agents.demo import demo_agent
 
         return demo_agent()
     module_name, sep, attr = spec.partition(":")

@@ -12,8 +12,9 @@ import sys
 import typer
 
 from trpc_bridge.agent import closing_events
+from trpc_bridge.cli.app import app
+from trpc_bridge.cli.console import ConsoleView
 from trpc_bridge.client.card import RemoteAgentError
-from trpc_bridge.client.console import ConsoleView
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.events import AgentRequest, ResponseError
 
@@ -66,3 +67,38 @@ async def run_call(
         typer.echo(f"error: {error.type}: {error.message}", err=True)
         return 1
     return 0
+
+
+@app.command()
+def call(
+    url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
+    message: str = typer.Argument(..., help="The text to send."),
+    json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
+    stream: bool | None = typer.Option(
+        None, "--stream/--no-stream", help="Default: what the card's capabilities say."
+    ),
+    transport: str | None = typer.Option(
+        None, help="jsonrpc, rest or grpc (default: the card's best)."
+    ),
+    a2a_version: str | None = typer.Option(
+        None, "--a2a-version", help="0.3 or 1.0 (default: the newest the card offers)."
+    ),
+    user: str = typer.Option("", help="User id, sent as X-User-ID (x-user-id on gRPC)."),
+    context: str = typer.Option("", help="Context (session) id."),
+) -> None:
+    """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
+    import asyncio
+
+    code = asyncio.run(
+        run_call(
+            url,
+            message,
+            json_lines=json_lines,
+            stream=stream,
+            transport=transport,
+            version=a2a_version,
+            user=user,
+            context=context,
+        )
+    )
+    raise typer.Exit(code)

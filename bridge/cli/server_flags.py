@@ -1,0 +1,149 @@
+"""The flags every serving command shares (``serve``, ``proxy``), and the loop that runs a
+server until Ctrl-C.
+
+:func:`server_command` adds the flags of :data:`SERVER_FLAGS` to a command's signature and
+hands the command one :class:`~trpc_bridge.server.ServerOptions` built from them, so a new
+server flag is one row here and one field in ``ServerOptions``, never an edit of every
+command. The server is imported lazily: ``call`` never needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from trpc_bridge.server import ServerOptions
+
+
+@dataclass(frozen=True)
+class _Flag:
+    annotation: Any
+    option: Any
+
+
+SERVER_FLAGS: dict[str, _Flag] = {
+    "host": _Flag(str, typer.Option("127.0.0.1", help="Interface to bind.")),
+    "port": _Flag(
+        int, typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free port.")
+    ),
+    "grpc_port": _Flag(
+        int, typer.Option(50051, help="gRPC port (A2A 0.3 and 1.0); 0 = any free, -1 = off.")
+    ),
+    "negotiation": _Flag(
+        str,
+        typer.Option(
+            "auto",
+            help="auto: chosen per request from what the caller sends (trpc encoding iff it "
+            "declares the spec version); always (trpc); never (plain A2A); or an "
+            "encoding's name.",
+        ),
+    ),
+    "task_store": _Flag(
+        str,
+        typer.Option(
+            "", help="Task store URL: empty = memory, sqlite:////abs/x.db, postgresql+asyncpg://…"
+        ),
+    ),
+    "keep_tasks": _Flag(
+        int,
+        typer.Option(
+            10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
+        ),
+    ),
+    "max_request_bytes": _Flag(
+        int, typer.Option(10 * 1024 * 1024, help="Largest accepted request body.")
+    ),
+    "adk_keys": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--adk-keys/--no-adk-keys",
+            help="Also write adk_type / adk_thought (trpc default).",
+        ),
+    ),
+    "graph_events": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--graph-events",
+            help="graph.* object types that may cross (exact, prefix*, *suffix, *); repeatable. "
+            "Default: graph.execution, as trpc-agent-go.",
+        ),
+    ),
+    "structured_errors": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--structured-errors/--generic-errors",
+            help="Failed status with error metadata, or trpc's default generic error message.",
+        ),
+    ),
+}
+
+
+def server_options(flags: dict[str, Any]) -> ServerOptions:
+    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`."""
+    from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.server import ServerOptions
+
+    try:
+        policy = parse_negotiation(flags["negotiation"])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--negotiation") from None
+    grpc_port: int = flags["grpc_port"]
+    return ServerOptions(
+        host=flags["host"],
+        port=flags["port"],
+        grpc_port=None if grpc_port < 0 else grpc_port,
+        negotiation=policy,
+        encode=EncodeOptions(
+            adk_compat=flags["adk_keys"],
+            graph_allowlist=tuple(flags["graph_events"] or EncodeOptions().graph_allowlist),
+            structured_errors=flags["structured_errors"],
+        ),
+        task_store=flags["task_store"],
+        keep_tasks=flags["keep_tasks"],
+        max_request_bytes=flags["max_request_bytes"],
+    )
+
+
+def server_command(command: Callable[..., None]) -> Callable[..., None]:
+    """``command(options: ServerOptions, **own_flags)`` as a Typer command that also takes
+    every flag of :data:`SERVER_FLAGS`."""
+    own = [p for p in inspect.signature(command).parameters.values() if p.name != "options"]
+    shared = [
+        inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=flag.option, annotation=flag.annotation
+        )
+        for name, flag in SERVER_FLAGS.items()
+    ]
+
+    @functools.wraps(command)
+    def with_flags(**values: Any) -> None:
+        flags = {name: values.pop(name) for name in SERVER_FLAGS}
+        command(options=server_options(flags), **values)
+
+    # Typer reads the signature and the type hints (resolved in the command's module).
+    with_flags.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+    own_hints = {k: v for k, v in command.__annotations__.items() if k != "options"}
+    with_flags.__annotations__ = own_hints | {n: f.annotation for n, f in SERVER_FLAGS.items()}
+    return with_flags
+
+
+def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
+    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1."""
+    import asyncio
+    import contextlib
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(main)
+    except OSError as exc:  # a port in use, an address not on this host
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc

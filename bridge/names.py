@@ -1,0 +1,24 @@
+"""Names every transport of the bridge shares, defined once: the identity header, the
+agent card paths, the A2A version header, and how the bridge mints the ids it needs.
+
+The identity header is trpc-agent-go's default (``WithUserIDHeader``); gRPC carries the
+same name, lower-cased, as metadata. Both card paths are served, and read in this order,
+as trpc-agent-go's v0 client reads them (``docs/wire-spec.md`` §1, §6).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+#: The caller's identity (HTTP header; ``x-user-id`` metadata on gRPC).
+USER_ID_HEADER = "X-User-ID"
+#: The A2A protocol version a 1.0 caller declares on HTTP (a2a-sdk: missing = 0.3).
+A2A_VERSION_HEADER = "A2A-Version"
+#: Well-known agent card paths: A2A's current one first, then the legacy one.
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+
+def new_id(prefix: str) -> str:
+    """``<prefix>-<uuid4>``: message (``msg``), context (``ctx``), task (``task``) and
+    fallback artifact (``artifact``) ids, shaped like trpc-agent-go's."""
+    return f"{prefix}-{uuid.uuid4()}"

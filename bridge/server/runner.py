@@ -1,0 +1,133 @@
+"""The one way every front door runs an agent.
+
+A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
+into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
+:class:`Caller` (:func:`caller_of` applies the one identity rule), and iterates
+:meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
+
+- the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
+  around the whole run (tracing off: the trace context is only forwarded);
+- ``execute_tool`` spans follow the run's tool calls and results;
+- an agent that raises ends the run with a ``run_error`` event that says only the
+  exception's type (the text may hold secrets; it is logged here);
+- the agent's iterator is closed when the run ends, is cancelled, or the door stops
+  reading (a client disconnect).
+
+Doors that keep runs as A2A tasks start them with :meth:`AgentRunner.start`, which
+registers the run in :attr:`AgentRunner.tasks` where ``tasks/get``, ``tasks/cancel`` and
+``tasks/resubscribe`` find it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass, field
+
+from a2a.server.tasks import TaskStore
+from opentelemetry.trace import TracerProvider
+
+from trpc_bridge.agent import Agent, agent_failure_message, close_events
+from trpc_bridge.codecs.encoding import StreamEncoding
+from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.server.identity import caller_id
+from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
+from trpc_bridge.server.task_store import BoundedMemoryTaskStore
+from trpc_bridge.telemetry.server_span import MessageCall, ServerSpans
+from trpc_bridge.telemetry.spans import tracing_enabled
+from trpc_bridge.telemetry.tools import ToolSpans
+
+#: ``Caller.transport`` of the doors that are not A2A bindings.
+TRANSPORT_AGUI = "AG-UI"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """One incoming call, as every door describes it."""
+
+    #: The resolved identity (:func:`caller_of`).
+    user_id: str
+    #: The door's binding: ``JSONRPC``, ``HTTP+JSON``, ``GRPC``, ``AG-UI``, …
+    transport: str
+    #: The A2A wire version, where the door has one (``0.3`` / ``1.0``).
+    protocol_version: str = ""
+    #: Request headers or gRPC metadata, lower-case names (the trace context's carrier).
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: str = "") -> Caller:
+    """A :class:`Caller` from lower-case ``headers``; raises
+    :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
+    return Caller(
+        user_id=caller_id(headers),
+        transport=transport,
+        protocol_version=protocol_version,
+        headers=headers,
+    )
+
+
+class AgentRunner:
+    """Runs one agent for every door of a server (see the module doc)."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        task_store: TaskStore | None = None,
+        *,
+        tracer_provider: TracerProvider | None = None,
+        record_content: bool | None = None,
+    ) -> None:
+        self.agent = agent
+        self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
+        self._provider = tracer_provider
+        self._record_content = record_content
+        self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+
+    async def run(
+        self, request: AgentRequest, caller: Caller, *, task_id: str = ""
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """The agent's events for ``request``; ends after a ``run_error`` event if the
+        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent."""
+        call = MessageCall(
+            transport=caller.transport,
+            protocol_version=caller.protocol_version,
+            conversation_id=request.context_id,
+            task_id=task_id,
+            user_id=caller.user_id,
+            input_text=request.text,
+        )
+        with self._spans.serving(caller.headers, call):
+            tools = (
+                ToolSpans(tracer_provider=self._provider, record_content=self._record_content)
+                if tracing_enabled(self._provider)
+                else None
+            )
+            events = self.agent.run(request)
+            try:
+                async for event in events:
+                    if tools is not None:
+                        tools.observe(event)
+                    yield event
+            except Exception as exc:  # the agent failed: a terminal run_error
+                failure = AgentEvent.failure(
+                    agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
+                )
+                if tools is not None:
+                    tools.observe(failure)
+                yield failure
+            finally:
+                if tools is not None:
+                    tools.close()
+                await close_events(events)
+
+    def start(
+        self,
+        live: LiveTask,
+        request: AgentRequest,
+        caller: Caller,
+        encoder: StreamEncoding,
+        on_end: OnEnd | None = None,
+    ) -> None:
+        """Run ``request`` in the background as the A2A task ``live``: registered where
+        ``tasks/*`` find it, its frames published through ``encoder``."""
+        self.tasks.add(live)
+        live.start(self.run(request, caller, task_id=live.task_id), encoder, on_end)

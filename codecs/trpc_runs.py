@@ -1,0 +1,255 @@
+"""Whole trpc runs (``docs/wire-spec.md`` §2.4, §2.6, §2.10): the stream envelope and the
+unary packing around the per-event encoding of :mod:`trpc_bridge.codecs.trpc_encode`,
+registered as the ``trpc`` encoding.
+
+On the A2A 1.0 wire (JSON-RPC 1.0, REST, gRPC) the stream takes the shape of trpc's v1
+server: an id-less event (a tool result, code) gets an artifact id ``artifact-<uuid>``,
+the final chunk names the last artifact id with ``append: true``, and (for 1.0's required
+fields) no message or artifact goes out without a part. Unlike trpc v1, which shares one
+fallback id among all id-less events of a run, each gets its own: under A2A's artifact
+semantics a repeated id without ``append`` *replaces* the artifact, so a shared id would
+make a code result replace its code (``docs/wire-spec.md`` §2.10).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from a2a.types import Artifact, Message, Role, Task, TaskState
+
+from trpc_bridge.codecs.encoding import (
+    EncodingRequest,
+    RunTarget,
+    StreamFrame,
+    WireVersion,
+    fill_required_parts,
+)
+from trpc_bridge.codecs.trpc_encode import (
+    EncodedMessage,
+    artifact_update,
+    completed_status,
+    encode_event,
+    error_metadata,
+    error_status,
+    error_status_message,
+    error_task_state,
+    final_artifact_update,
+    generic_error_message,
+    submitted_status,
+    task_status,
+)
+from trpc_bridge.codecs.trpc_keys import META_STATE_DELTA, encode_state_delta
+from trpc_bridge.codecs.trpc_request import supports_spec_version
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.names import new_id
+
+
+def unary_task_id(request_message_id: str) -> str:
+    """``task-<request messageId>-<unix nanos>`` (trpc's ``buildMessageProcessingResult``)."""
+    return f"task-{request_message_id}-{time.time_ns()}"
+
+
+def _agent_message(encoded: EncodedMessage, message_id: str) -> Message:
+    message = Message(message_id=message_id, role=Role.ROLE_AGENT, parts=encoded.parts)
+    if encoded.metadata:
+        message.metadata.update(encoded.metadata)
+    return message
+
+
+def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
+    """Merge the runner completion's state delta into the last message's ``state_delta``
+    (trpc's ``mergeRunnerCompletionStateDeltaIntoLastMessage``)."""
+    if not messages or not completion.state_delta:
+        return
+    last = messages[-1].metadata
+    merged = dict(last.get(META_STATE_DELTA, {}))
+    merged.update(encode_state_delta(completion.state_delta))
+    last[META_STATE_DELTA] = dict(sorted(merged.items()))
+
+
+def pack_unary(
+    messages: Sequence[EncodedMessage],
+    *,
+    context_id: str,
+    task_id: str,
+) -> Message | Task:
+    """§2.6: one message → that ``Message``; several → a completed ``Task`` whose history
+    is all but the last and whose single artifact is the last (artifactId = its id).
+    The caller has already merged the runner completion (:func:`merge_completion_state`)
+    and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
+    if len(messages) == 1:
+        message = _agent_message(messages[0], new_id("msg"))
+        message.context_id = context_id
+        return message
+    *history, last = messages
+    last_id = new_id("msg")
+    artifact = Artifact(artifact_id=last_id, parts=last.parts)
+    if last.metadata:
+        artifact.metadata.update(last.metadata)
+    return Task(
+        id=task_id,
+        context_id=context_id,
+        status=task_status(TaskState.TASK_STATE_COMPLETED),
+        history=[_agent_message(m, new_id("msg")) for m in history],
+        artifacts=[artifact],
+    )
+
+
+def unary_error_task(
+    event: AgentEvent,
+    messages: Sequence[EncodedMessage],
+    *,
+    context_id: str,
+    task_id: str,
+) -> Task:
+    """Structured unary failure: history so far, failed/canceled status, error metadata."""
+    task = Task(
+        id=task_id,
+        context_id=context_id,
+        status=task_status(
+            error_task_state(event),
+            error_status_message(event, task_id=task_id, context_id=context_id),
+        ),
+        history=[_agent_message(m, new_id("msg")) for m in messages],
+    )
+    task.metadata.update(error_metadata(event))
+    return task
+
+
+class StreamEncoder:
+    """One streaming run (§2.4): ``submitted`` → artifact updates → empty ``lastChunk``
+    artifact → ``completed``; or a terminal error frame instead of the last two.
+
+    Remembers which artifact ids were sent (for ``append``) and the last one (1.0's final
+    chunk); ``done`` turns true when the run's last frame has been produced.
+    """
+
+    def __init__(self, run: RunTarget) -> None:
+        self.task_id = run.task_id
+        self.context_id = run.context_id
+        self.options = run.options
+        self.v1 = run.wire is WireVersion.V1_0
+        self.done = False
+        self._seen: set[str] = set()
+        self._last_id = ""
+
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return [
+            submitted_status(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                app_name=app_name,
+                user_id=user_id,
+                options=self.options,
+            )
+        ]
+
+    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+        if self.done:
+            return []
+        if event.is_runner_completion():
+            return self._finish(event)
+        if event.is_terminal_error():
+            self.done = True
+            if not self.options.structured_errors:
+                return self._out(generic_error_message(context_id=self.context_id))
+            return self._out(error_status(event, task_id=self.task_id, context_id=self.context_id))
+        encoded = encode_event(event, self.options, streaming=True)
+        if encoded is None:
+            return []
+        if self.v1 and not encoded.response_id:
+            encoded.response_id = new_id("artifact")
+        artifact_id = encoded.response_id
+        append = encoded.partial and bool(artifact_id) and artifact_id in self._seen
+        self._seen.add(artifact_id)
+        self._last_id = artifact_id
+        update = artifact_update(
+            encoded, task_id=self.task_id, context_id=self.context_id, append=append
+        )
+        return self._out(update)
+
+    def close(self) -> list[StreamFrame]:
+        """The agent's iterator ended without a runner completion: trpc v0 still sends
+        the final artifact and ``completed``."""
+        return self._finish(None)
+
+    def _finish(self, completion: AgentEvent | None) -> list[StreamFrame]:
+        if self.done:
+            return []
+        self.done = True
+        final = final_artifact_update(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            completion=completion,
+            last_artifact_id=(self._last_id or new_id("artifact")) if self.v1 else "",
+        )
+        return [
+            *self._out(final),
+            completed_status(task_id=self.task_id, context_id=self.context_id),
+        ]
+
+    def _out(self, frame: StreamFrame) -> list[StreamFrame]:
+        if self.v1:
+            fill_required_parts(frame)
+        return [frame]
+
+
+class UnaryEncoder:
+    """One ``message/send`` run (§2.6). Feed events with :meth:`add` until it returns
+    ``False`` (a terminal error or the runner completion ended the run), then take
+    :meth:`result`. As in trpc, partial chunks are not skipped: each becomes a
+    metadata-only message (its ``Message`` is empty), so avoid streaming agents behind
+    ``message/send`` or expect those entries in the history.
+    """
+
+    def __init__(self, run: RunTarget) -> None:
+        self.options = run.options
+        self.v1 = run.wire is WireVersion.V1_0
+        self.messages: list[EncodedMessage] = []
+        self.error: AgentEvent | None = None
+
+    def add(self, event: AgentEvent) -> bool:
+        if event.is_runner_completion():
+            merge_completion_state(self.messages, event)
+            return False
+        if event.is_terminal_error():
+            self.error = event
+            return False
+        encoded = encode_event(event, self.options, streaming=False)
+        if encoded is not None:
+            self.messages.append(encoded)
+        return True
+
+    def result(self, *, context_id: str, task_id: str) -> Message | Task:
+        result: Message | Task
+        if self.error is not None and self.options.structured_errors:
+            result = unary_error_task(
+                self.error, self.messages, context_id=context_id, task_id=task_id
+            )
+        elif self.error is not None or not self.messages:
+            result = generic_error_message(context_id=context_id)
+        else:
+            result = pack_unary(self.messages, context_id=context_id, task_id=task_id)
+        if self.v1:
+            fill_required_parts(result)
+        return result
+
+
+class TrpcEncoding:
+    """trpc-agent-go's own encoding, for callers that declare a supported
+    ``interaction_spec_version`` (§3.1)."""
+
+    name = "trpc"
+
+    def accepts(self, request: EncodingRequest) -> bool:
+        return supports_spec_version(request.spec_version)
+
+    def stream(self, run: RunTarget) -> StreamEncoder:
+        return StreamEncoder(run)
+
+    def unary(self, run: RunTarget) -> UnaryEncoder:
+        return UnaryEncoder(run)
+
+
+TRPC = TrpcEncoding()
