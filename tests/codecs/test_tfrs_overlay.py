@@ -10,10 +10,9 @@ import pytest
 from a2a.types import StreamResponse, TaskState, TaskStatusUpdateEvent
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder
-from trpc_bridge.codecs.tfrs import ProgressConsumer
+from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, select_encoding, stream_encoding
+from trpc_bridge.codecs.tfrs import EXTENSION_URI, REQUEST_METADATA_KEY, ProgressConsumer
 from trpc_bridge.codecs.tfrs.overlay import ProgressOverlay
-from trpc_bridge.codecs.trpc_encode import EncodeOptions, StreamEncoder
 from trpc_bridge.events import AgentEvent
 
 TURN = [
@@ -26,10 +25,11 @@ TURN = [
 ]
 
 
+RUN = RunTarget(task_id="t", context_id="c")
+
+
 def _inner(kind: str) -> Any:
-    if kind == "trpc":
-        return StreamEncoder(task_id="t", context_id="c", options=EncodeOptions())
-    return PlainStreamEncoder(task_id="t", context_id="c")
+    return select_encoding(kind, EncodingRequest()).stream(RUN)
 
 
 def _wire(frame: Any) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def _is_progress(frame: Any) -> bool:
 
 
 def _run(encoder: Any, events: list[AgentEvent], *, close: bool = True) -> list[Any]:
-    frames = [encoder.start(app_name="a", user_id="u")]
+    frames = list(encoder.start(app_name="a", user_id="u"))
     frames += [f for e in events for f in encoder.encode(e)]
     return frames + (encoder.close() if close else [])
 
@@ -98,3 +98,25 @@ def test_runner_completion_closes_open_tools_before_completed() -> None:
     assert overlay.done and overlay.close() == [] and overlay.encode(TURN[0]) == []
     progress = [f for f in frames if _is_progress(f)]
     assert '"status":"done"' in progress[-1].status.message.parts[0].metadata["tfrs"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "wrapped"),
+    [
+        (EncodingRequest(), False),
+        (EncodingRequest(extensions=frozenset({EXTENSION_URI})), True),
+        (EncodingRequest(metadata={REQUEST_METADATA_KEY: True}), True),
+        (EncodingRequest(metadata={REQUEST_METADATA_KEY: "yes"}), False),
+        (EncodingRequest(extensions=frozenset({"other"})), False),
+    ],
+)
+@pytest.mark.parametrize("policy", ["auto", "always", "never"])
+def test_the_seam_wraps_only_for_callers_who_ask(
+    request_: EncodingRequest, wrapped: bool, policy: str
+) -> None:
+    encoder = stream_encoding(policy, request_, RUN)
+    assert isinstance(encoder, ProgressOverlay) == wrapped
+    if wrapped:
+        assert isinstance(encoder, ProgressOverlay)
+        inner = select_encoding(policy, request_).stream(RUN)
+        assert type(encoder.inner) is type(inner)
