@@ -6,12 +6,15 @@ counter, remembers which tool calls are open (so a tool result closes the right
 Each :class:`ProgressUpdate` becomes one ``working`` status update with one Part
 (:func:`working_update`): at most one envelope per update.
 
-Mapping: reasoning → ``thinking``; answer text → ``text``; each tool call → ``tool_call``
-``running`` (``streamKey`` = the call id); its result → ``tool_call`` ``done`` on the same
-``streamKey``; an error event → ``error``. A completion that repeats what was streamed
-under its response id adds nothing. Code execution, state deltas and graph events carry
-no progress block. ``tool_output_append`` is defined but off, as in v1 (decision E3);
-``tool_output=True`` turns it on for tool results.
+Mapping: reasoning → ``thinking`` (each delta as it comes; a completion that repeats
+streamed reasoning adds nothing); text → ``text``, but only progress text: the text of
+an LLM response that ends in tool calls ("Let me check the weather."), sent once that
+response completes. A response without tool calls is the answer, which the terminal
+state carries (seed: 终值单源自终态), so it makes no block. Each tool call →
+``tool_call`` ``running`` (``streamKey`` = the call id); its result → ``tool_call``
+``done`` on the same ``streamKey``; an error event → ``error``. Code execution, state
+deltas and graph events carry no progress block. ``tool_output_append`` is defined but
+off, as in v1 (decision E3); ``tool_output=True`` turns it on for tool results.
 """
 
 from __future__ import annotations
@@ -53,10 +56,6 @@ def dropped_text(kind: str, size: int, hard: int) -> str:
     return f"[tfrs: {kind} block of {size} bytes dropped, over the {hard}-byte limit]"
 
 
-#: Message fields that become free-text blocks, in the order trpc encodes them.
-_TEXT_KINDS: tuple[tuple[str, Kind], ...] = (("reasoning_content", "thinking"), ("content", "text"))
-
-
 @dataclass
 class _OpenTool:
     key: str
@@ -79,8 +78,10 @@ class ProgressProducer:
     #: Open calls without a call id, per tool name, oldest first.
     _anonymous: dict[str, deque[str]] = field(init=False, default_factory=dict)
     _anonymous_count: int = field(init=False, default=0)
-    #: (response id, "reasoning" | "content") that were streamed as deltas.
-    _streamed: set[tuple[str, str]] = field(init=False, default_factory=set)
+    #: Response ids whose reasoning was streamed as deltas.
+    _reasoned: set[str] = field(init=False, default_factory=set)
+    #: Text deltas per response id, until the response shows whether it was progress.
+    _pending_text: dict[str, list[str]] = field(init=False, default_factory=dict)
     finished: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -110,8 +111,10 @@ class ProgressProducer:
         extra: dict[str, Any] | None = None,
         stream_key: str | None = None,
     ) -> Iterator[ProgressUpdate]:
-        """One block per piece of ``text`` within the limits; a dropped piece becomes a
-        text-only update that says so (and uses no ``seq``)."""
+        """One block per piece of ``text`` within the limits (none for ``""``); a dropped
+        piece becomes a text-only update that says so (and uses no ``seq``)."""
+        if not text:
+            return
         for piece in split_text(text, soft=self.soft_limit, hard=self.hard_limit):
             if isinstance(piece, Dropped):
                 yield ProgressUpdate(dropped_text(kind, piece.size, self.hard_limit), None)
@@ -171,23 +174,28 @@ class ProgressProducer:
         ]
         self._open.clear()
         self._anonymous.clear()
+        self._pending_text.clear()  # responses that never called tools: the answer
         return updates
 
     # --- events -------------------------------------------------------------------
 
-    def _text_of(
+    def _reasoning(
         self, event: AgentEvent, message: ChatMessage, partial: bool
     ) -> Iterator[ProgressUpdate]:
-        for attr, kind in _TEXT_KINDS:
-            text: str = getattr(message, attr)
-            if not text:
-                continue
-            streamed = (event.id, attr)
-            if partial:
-                self._streamed.add(streamed)
-            elif streamed in self._streamed:
-                continue  # the completion repeats what its deltas already carried
-            yield from self._text_blocks(kind, "text", text)
+        if not message.reasoning_content:
+            return
+        if partial:
+            self._reasoned.add(event.id)
+        elif event.id in self._reasoned:
+            return  # the completion repeats what its deltas already carried
+        yield from self._text_blocks("thinking", "text", message.reasoning_content)
+
+    def _progress_text(self, event: AgentEvent, message: ChatMessage) -> Iterator[ProgressUpdate]:
+        """A completed response: its text is progress if it goes on to call tools."""
+        streamed = "".join(self._pending_text.pop(event.id, []))
+        if message.tool_calls:
+            # trpc's server drops the text next to tool calls; its deltas still had it.
+            yield from self._text_blocks("text", "text", message.content or streamed)
 
     def updates(self, event: AgentEvent) -> list[ProgressUpdate]:
         """The progress updates one agent event makes (often none)."""
@@ -201,12 +209,16 @@ class ProgressProducer:
             return []
         out: list[ProgressUpdate] = []
         for choice in event.choices:
-            out.extend(self._text_of(event, choice.delta, partial=True))
+            out.extend(self._reasoning(event, choice.delta, partial=True))
+            if choice.delta.content:
+                self._pending_text.setdefault(event.id, []).append(choice.delta.content)
             message = choice.message
             if message.role == ChatRole.TOOL or message.tool_id:
                 out.extend(self._close_tool(message))
                 continue
-            out.extend(self._text_of(event, message, partial=event.is_partial))
+            out.extend(self._reasoning(event, message, partial=event.is_partial))
+            if not event.is_partial:
+                out.extend(self._progress_text(event, message))
             for call in message.tool_calls:
                 out.append(self._open_tool(call.function.name, call.id))
         return out

@@ -55,7 +55,7 @@ async def test_trpc_events_are_unchanged_and_progress_reaches_the_sink(
     ]
     (task_id,) = {i.task_id for i in items}
     streams = _merged(items).merger(task_id).streams()
-    assert streams[""].text == THINKING + ANSWER
+    assert streams[""].text == THINKING  # the answer is not progress
     assert streams["call_001"].status == "done"
 
 
@@ -69,7 +69,7 @@ async def test_plain_caller_gets_progress_as_reasoning_and_tool_events(
         events = [e async for e in agent.run(AgentRequest(text=PROMPT))]
     messages = [_content(m) for m in aggregate(events)]
     reasoning = "".join(m["reasoning"] for m in messages)
-    assert reasoning == THINKING + ANSWER  # progress text is reasoning, never the answer
+    assert reasoning == THINKING  # progress becomes reasoning; the answer is the answer
     calls = [c for m in messages for c in m["calls"]]
     results = [r for m in messages for r in m["results"]]
     assert calls == [("call_001", "get_weather", "{}")]

@@ -127,7 +127,7 @@ def test_events_vector(vector: dict[str, Any]) -> None:
 
 def test_status_is_working_even_for_a_dropped_block() -> None:
     producer = ProgressProducer(hard_limit=4, soft_limit=2)
-    (update,) = producer.updates(AgentEvent.text_delta("12345", "r"))
+    (update,) = producer.updates(AgentEvent.reasoning_delta("12345", "r"))
     assert update.envelope is None
     frame = working_update(update, task_id="t", context_id="c")
     assert frame.status.state == TaskState.TASK_STATE_WORKING
