@@ -125,7 +125,7 @@ class Aggregator:
                     continue
                 if code_tag:
                     self._code(update, event, part)
-                elif part.role == Role.TOOL or part.tool_id:
+                elif part.is_tool_result:
                     result = ToolResult(part.tool_id, part.tool_name, part.content)
                     message.tool_results.append(result)
                     update.tool_results.append(result)

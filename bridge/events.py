@@ -110,6 +110,12 @@ class ChatMessage(BaseModel):
     tool_name: str = ""
     content_parts: list[ContentPart] = Field(default_factory=list)
 
+    @property
+    def is_tool_result(self) -> bool:
+        """The one rule for "this message is a tool's result": the tool role or a tool id
+        (trpc's ``convertToolResponseToA2AMessage`` test, ``docs/wire-spec.md`` §2.1)."""
+        return self.role == Role.TOOL or bool(self.tool_id)
+
     def is_empty(self) -> bool:
         return not (
             self.content
@@ -182,6 +188,17 @@ class AgentEvent(BaseModel):
 
     def has_tag(self, tag: str) -> bool:
         return tag in self.tags
+
+    @property
+    def tool_results(self) -> list[ChatMessage]:
+        """The complete tool-result messages of this event (see
+        :attr:`ChatMessage.is_tool_result`)."""
+        return [c.message for c in self.choices if c.message.is_tool_result]
+
+    def is_tool_event(self) -> bool:
+        """Tool calls or tool results in a complete message (trpc v0 never looks at the
+        delta for this, ``docs/wire-spec.md`` §2.1 step 5)."""
+        return any(c.message.tool_calls or c.message.is_tool_result for c in self.choices)
 
     def is_terminal_error(self) -> bool:
         """trpc-agent-go's ``IsTerminalError``: an error that ends the run."""

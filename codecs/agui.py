@@ -351,16 +351,16 @@ class AguiTranslator:
         return out
 
     def _tool_results(self, event: AgentEvent) -> list[BaseEvent]:
-        if event.is_partial or event.object != ObjectType.TOOL_RESPONSE:
+        if event.is_partial:
             return []
         out: list[BaseEvent] = []
-        for choice in event.choices:
-            call_id = choice.message.tool_id or self._unnamed_call_id()
+        for result in event.tool_results:
+            call_id = result.tool_id or self._unnamed_call_id()
             out.append(
                 ToolCallResultEvent(
                     message_id=self._mint(f"result-{call_id}"),
                     tool_call_id=call_id,
-                    content=choice.message.content,
+                    content=result.content,
                     role="tool",
                 )
             )

@@ -36,7 +36,6 @@ from trpc_bridge.codecs.trpc_encode import (
     task_status,
 )
 from trpc_bridge.events import AgentEvent, ObjectType
-from trpc_bridge.events import Role as ChatRole
 from trpc_bridge.names import new_id
 
 #: Artifact id for answer text that has no LLM response id.
@@ -49,7 +48,7 @@ def _answer_text(event: AgentEvent) -> str:
         return ""
     choice = event.choices[0]
     message = choice.message
-    if message.tool_calls or message.role == ChatRole.TOOL or message.tool_id:
+    if message.tool_calls or message.is_tool_result:
         return ""
     if event.is_partial:
         return choice.delta.content

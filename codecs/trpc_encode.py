@@ -71,7 +71,6 @@ from trpc_bridge.codecs.trpc_keys import (
 )
 from trpc_bridge.codecs.trpc_request import content_part_to_a2a
 from trpc_bridge.events import AgentEvent, ChatMessage, ErrorType, ObjectType, Tag
-from trpc_bridge.events import Role as ChatRole
 from trpc_bridge.names import new_id
 
 
@@ -122,14 +121,6 @@ def _text_parts(message: ChatMessage, options: EncodeOptions) -> list[Part]:
     return parts
 
 
-def _is_tool_event(event: AgentEvent) -> bool:
-    # v0 looks at the full message only, never the delta (§2.1 step 5).
-    return any(
-        c.message.tool_calls or c.message.role == ChatRole.TOOL or c.message.tool_id
-        for c in event.choices
-    )
-
-
 def _tool_parts(event: AgentEvent, options: EncodeOptions) -> list[Part]:
     parts: list[Part] = []
     first = event.choices[0].message
@@ -144,10 +135,7 @@ def _tool_parts(event: AgentEvent, options: EncodeOptions) -> list[Part]:
                 "type": call.type,
             }
             parts.append(_data_part(options, FUNCTION_CALL, data))
-    for choice in event.choices:
-        msg = choice.message
-        if msg.role != ChatRole.TOOL and not msg.tool_id:
-            continue
+    for msg in event.tool_results:
         data = {"id": msg.tool_id, "name": msg.tool_name}
         if msg.content:
             data["response"] = msg.content
@@ -208,7 +196,7 @@ def encode_event(
     parts: list[Part]
     if not event.choices:
         parts = []
-    elif _is_tool_event(event):
+    elif event.is_tool_event():
         parts = _tool_parts(event, options)
     elif event.object == ObjectType.CODE_EXECUTION:
         parts = _code_parts(event, options)

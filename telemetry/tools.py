@@ -15,7 +15,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.util.types import AttributeValue
 
-from trpc_bridge.events import AgentEvent, ObjectType
+from trpc_bridge.events import AgentEvent
 from trpc_bridge.telemetry.spans import (
     OP_EXECUTE_TOOL,
     content_recording,
@@ -59,8 +59,8 @@ class ToolSpans:
         if message.tool_calls and not event.is_partial:
             for call in message.tool_calls:
                 self._start(call.id, call.function.name, call.function.arguments)
-        elif event.object == ObjectType.TOOL_RESPONSE and message.tool_id:
-            self._finish(message.tool_id, message.content)
+        for result in event.tool_results:
+            self._finish(result.tool_id, result.content)
 
     def close(self) -> None:
         """End the spans of calls that got no result (the run ended or failed first)."""

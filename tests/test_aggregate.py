@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+from vector_files import VECTORS
 
 from trpc_bridge.aggregate import Aggregator, aggregate
 from trpc_bridge.codecs.trpc_decode import decode_stream
 from trpc_bridge.events import AgentEvent, FunctionCall, ToolCall
-
-VECTORS = Path(__file__).parent / "vectors"
 
 
 def test_go_v0_run_folds_without_duplicating_the_final_text() -> None:

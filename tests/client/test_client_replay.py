@@ -1,5 +1,5 @@
 """RemoteAgent against trpc-agent-go's recorded wire output, replayed byte for byte by a
-real HTTP peer on loopback (tests/client/replay_server.py)."""
+real HTTP peer on loopback (tests/replay_server.py)."""
 
 from __future__ import annotations
 

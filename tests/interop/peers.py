@@ -82,7 +82,7 @@ def _collect_stderr(process: Process) -> None:
 _LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+(http://\S+?)/?(?:\s|$)")
 
 
-def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+def _read_url(proc: subprocess.Popen[str], timeout: float = 120.0) -> str:
     """The base URL the peer reports on stdout; the rest of stdout is drained."""
     found: queue.Queue[str | None] = queue.Queue()
 
@@ -105,11 +105,14 @@ def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
 
 
 @contextlib.contextmanager
-def running(cmd: list[str]) -> Iterator[Process]:
+def running(cmd: list[str], *, cwd: Path | None = None) -> Iterator[Process]:
     """Run ``cmd`` (a server that binds port 0 and reports its URL on stdout: no port
-    races); stop it on exit."""
+    races); stop it on exit. The start-up bound is generous: a loaded CI machine takes
+    tens of seconds to import a Python server (liveness, not speed)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+    )
     try:
         process = Process(proc=proc, url=_read_url(proc))
         threading.Thread(target=_collect_stderr, args=(process,), daemon=True).start()

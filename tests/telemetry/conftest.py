@@ -4,10 +4,9 @@ explicitly to the bridge's hooks: nothing global is installed, so tests stay ind
 from __future__ import annotations
 
 import pytest
+from span_capture import Tracing, in_memory_tracing
 
 from trpc_bridge.telemetry.setup import set_w3c_propagator
-
-from .span_capture import Tracing, in_memory_tracing
 
 
 @pytest.fixture

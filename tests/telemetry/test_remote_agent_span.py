@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
+from span_capture import Tracing
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.spans import A2A_TASK_ID
-
-from .span_capture import Tracing
 
 
 @pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])

@@ -17,11 +17,11 @@ from a2a.server.events import Event, EventQueue
 from a2a.types import Message, StreamResponse, Task
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
+from span_capture import Tracing
 
 from trpc_bridge.telemetry.client import invoke_agent_span
 
 from .loopback import AGENT_NAME, LoopbackServer, call, connect, serve, user_message
-from .span_capture import Tracing
 
 
 @dataclass

@@ -10,11 +10,11 @@ from a2a.client import ClientCallContext
 from opentelemetry import baggage, trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
+from span_capture import Tracing
 
 from trpc_bridge.telemetry.client import invoke_agent_span
 
 from .loopback import AGENT_NAME, call, connect, serve, user_message
-from .span_capture import Tracing
 
 # (protocol binding, A2A version of the interface)
 TRANSPORTS = [("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0"), ("GRPC", "1.0")]

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 from opentelemetry import trace
+from span_capture import Tracing
 
 from trpc_bridge.events import AgentEvent, new_response_id
 from trpc_bridge.telemetry.client import invoke_agent_span
 from trpc_bridge.telemetry.tools import ToolSpans
-
-from .span_capture import Tracing
 
 
 def _run() -> list[AgentEvent]:

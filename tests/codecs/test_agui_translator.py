@@ -12,12 +12,13 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from agui_checks import check_sequence, counting_ids
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vector_files import VECTORS
 
 from trpc_bridge.codecs.agui import AguiTranslator, state_value
 from trpc_bridge.codecs.agui_request import request_from_run_input
 from trpc_bridge.events import AgentEvent, FunctionCall, ObjectType, ToolCall
 
-VECTORS = sorted((Path(__file__).parent / "vectors").glob("AG*.json"))
+AG_VECTORS = sorted(VECTORS.glob("AG*.json"))
 
 
 def wire(events: list[BaseEvent]) -> list[dict[str, Any]]:
@@ -38,7 +39,7 @@ def translate(
     return wire(out)
 
 
-@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+@pytest.mark.parametrize("path", AG_VECTORS, ids=[p.stem for p in AG_VECTORS])
 def test_vector(path: Path) -> None:
     vector = json.loads(path.read_text())
     events = [AgentEvent.model_validate(e) for e in vector["input"]]
@@ -49,7 +50,7 @@ def test_vector(path: Path) -> None:
 
 def test_ag01_matches_the_spec_types_and_ids() -> None:
     """AG-01 as written in the spec (§8.5), ids compared except the result's message id."""
-    vector = json.loads((Path(__file__).parent / "vectors" / "AG01.json").read_text())
+    vector = json.loads((VECTORS / "AG01.json").read_text())
     spec_types = [
         "RUN_STARTED",
         "TEXT_MESSAGE_START",

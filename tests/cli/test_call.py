@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 from replay_server import ReplayPeer, go_sse_frame, serving
+from vector_files import VECTORS
 
 from trpc_bridge.agents.scenarios import long_slow
 from trpc_bridge.cli.call import run_call
 from trpc_bridge.cli.console import ConsoleView
 from trpc_bridge.codecs.trpc_decode import decode_stream
 from trpc_bridge.server import BridgeServer, ServerOptions
-
-VECTORS = Path(__file__).parent.parent / "vectors"
 
 
 def _c12() -> list[dict[str, object]]:

@@ -32,6 +32,7 @@ from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.types import Message, StreamResponse, Task
 from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
+from vector_files import VECTORS
 
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.codecs.encoding import (
@@ -48,9 +49,9 @@ from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.card import build_agent_card
 
 # The folder is shared with the client's decode vectors; these are the server's.
-VECTORS = sorted(
+ENCODE_VECTORS = sorted(
     p
-    for p in Path(__file__).parent.joinpath("vectors").glob("*.json")
+    for p in VECTORS.glob("*.json")
     if json.loads(p.read_text(encoding="utf-8")).get("direction") in ("encode", "inbound")
 )
 _TS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"
@@ -203,7 +204,7 @@ def run_stream(vector: dict[str, Any]) -> list[StreamFrame]:
     return frames
 
 
-@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+@pytest.mark.parametrize("path", ENCODE_VECTORS, ids=[p.stem for p in ENCODE_VECTORS])
 def test_vector(path: Path) -> None:
     vector = load(path)
     kind = vector["kind"]

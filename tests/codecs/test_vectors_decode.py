@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from a2a.compat.v0_3 import conversions
 from a2a.compat.v0_3 import types as types_v03
 from google.protobuf.json_format import MessageToDict
+from vector_files import VECTORS
 
 from trpc_bridge.codecs.trpc_decode import decode_result, decode_stream
 from trpc_bridge.codecs.trpc_request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest, ChatMessage
-
-VECTORS = Path(__file__).parent / "vectors"
 
 
 def _load(direction: str) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.runner import AgentRunner
 
-NODE_HARNESS = Path(__file__).parent / "agui_node"
+NODE_HARNESS = Path(__file__).parents[1] / "agui_node"
 
 
 def run_input(text: str, **extra: Any) -> dict[str, Any]:
