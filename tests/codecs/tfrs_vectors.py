@@ -6,11 +6,9 @@ joined) so that the 8 KB / 64 KB limit cases stay readable files.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-VECTORS = Path(__file__).parent.parent / "vectors"
+from vector_files import VECTORS, load_vector
 
 
 def expand(value: Any) -> Any:
@@ -25,7 +23,7 @@ def expand(value: Any) -> Any:
 
 
 def load(direction: str) -> list[dict[str, Any]]:
-    vectors = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(VECTORS.glob("T*.json"))]
+    vectors = [load_vector(p) for p in sorted(VECTORS.glob("T*.json"))]
     return [expand(v) for v in vectors if v["direction"] == direction]
 
 
