@@ -6,6 +6,11 @@ progress out: each new (deduplicated) item goes to the caller's sink, and, for a
 that does not speak trpc's dialect, becomes reasoning and tool events (a trpc peer's
 artifacts already carry those). The decoder sees the result without its progress, so
 an envelope's text fallback is never shown as answer text.
+
+Once a peer has shown it speaks tfrs (its card declares the extension, or an update
+carried a ``tfrs`` key), its plain working text is progress as well — the seed's rule
+that working text is never the reply. Before that, or for peers that never do, plain
+working text keeps the meaning the content decoder gives it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from trpc_bridge.codecs.tfrs import (
     EXTENSION_URI,
+    NO_ENVELOPE,
     ProgressConsumer,
     ProgressEvents,
     ProgressItem,
@@ -50,17 +56,21 @@ class ProgressTap:
         invocation_id: str = "",
         author: str = "",
         consumer: ProgressConsumer | None = None,
+        speaks_tfrs: bool = False,
     ) -> None:
         self.consumer = consumer or ProgressConsumer()
         self._sink = sink
         self._events = ProgressEvents(invocation_id, author) if as_events else None
+        self.speaks_tfrs = speaks_tfrs
 
     def take(self, result: Any) -> tuple[list[AgentEvent], Any]:
         """The events the progress in ``result`` makes, and the result for the decoder."""
         events: list[AgentEvent] = []
         for item in self.consumer.feed(result):
+            self.speaks_tfrs = self.speaks_tfrs or item.problem != NO_ENVELOPE
             if self._sink is not None:
                 self._sink(item)
             if self._events is not None:
+                self._events.plain_progress = self.speaks_tfrs
                 events.extend(self._events.events(item))
-        return events, content_only(result)
+        return events, content_only(result, all_working=self.speaks_tfrs)

@@ -33,7 +33,7 @@ from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_head
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.transport import RemoteCallError, Transport
 from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str, read_result
-from trpc_bridge.codecs.tfrs import ProgressConsumer, ProgressMerger
+from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
 from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder, decode_result
 from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
@@ -97,6 +97,11 @@ class RemoteAgent:
         self._tracer_provider = tracer_provider
         #: Ask for tfrs progress on every run (always asked when a sink is given).
         self.progress = progress
+        capabilities = as_map(card.raw.get("capabilities"))
+        #: The card declares tfrs progress: the agent's working text is progress.
+        self.speaks_tfrs = any(
+            as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
+        )
 
     @property
     def skills(self) -> Sequence[Skill]:
@@ -207,6 +212,7 @@ class RemoteAgent:
             as_events=not self.trpc_dialect,  # trpc's artifacts already carry these
             invocation_id=request.invocation_id,
             author=self.name,
+            speaks_tfrs=self.speaks_tfrs,
         )
 
     async def _run_unary(

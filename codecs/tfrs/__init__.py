@@ -19,6 +19,7 @@ from trpc_bridge.codecs.tfrs.consumer import (
 from trpc_bridge.codecs.tfrs.envelope import (
     EXTENSION_URI,
     METADATA_KEY,
+    NO_ENVELOPE,
     REQUEST_METADATA_KEY,
     VERSION,
     Envelope,
@@ -39,6 +40,7 @@ __all__ = [
     "EXTENSION_URI",
     "HARD_LIMIT",
     "METADATA_KEY",
+    "NO_ENVELOPE",
     "REQUEST_METADATA_KEY",
     "SOFT_LIMIT",
     "VERSION",

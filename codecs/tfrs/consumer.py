@@ -97,17 +97,23 @@ def _task_json(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return inner if isinstance(inner, Mapping) and len(result) == 1 else None
 
 
-def content_only(result: Any) -> Any:
+def content_only(result: Any, *, all_working: bool = False) -> Any:
     """``result`` as a content decoder should see it, progress taken out: a working update
     that carries an envelope becomes a bare working status (the decoder still learns the
     task and its state, and shows nothing), and a task loses the envelope-carrying
-    messages of its history and of a working status. Anything else comes back as is."""
+    messages of its history and of a working status. ``all_working``: every working
+    update's message is progress, with or without an envelope (a peer that speaks tfrs
+    keeps to the seed's rule that working text is never the reply). Anything else comes
+    back as is."""
     try:
         frame = read_result(result)
     except CodecError:
         return result
     if isinstance(frame, StatusFrame):
-        if frame.state != WORKING or frame.message is None or not _has_carrier(frame.message):
+        message = frame.message
+        if frame.state != WORKING or message is None:
+            return result
+        if not (all_working or _has_carrier(message)):
             return result
         return {
             "kind": "status-update",

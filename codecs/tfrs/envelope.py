@@ -162,11 +162,15 @@ def parse_envelope(raw: Any) -> tuple[Envelope | None, str]:
     return (None, problem) if problem else (envelope, "")
 
 
+#: The reason :func:`read_envelope` gives for a Part without a ``tfrs`` key.
+NO_ENVELOPE = "no envelope"
+
+
 def read_envelope(text: str, metadata: Mapping[str, Any]) -> tuple[Envelope, str]:
     """The envelope of one Part (its ``text`` and ``metadata``), never raising: a usable
-    envelope and ``""``, or a pseudo-envelope of ``text`` and the reason (``"no
-    envelope"`` for a plain-text Part)."""
+    envelope and ``""``, or a pseudo-envelope of ``text`` and the reason
+    (:data:`NO_ENVELOPE` for a plain-text Part)."""
     if METADATA_KEY not in metadata:
-        return pseudo_envelope(text), "no envelope"
+        return pseudo_envelope(text), NO_ENVELOPE
     envelope, problem = parse_envelope(metadata[METADATA_KEY])
     return (envelope, "") if envelope is not None else (pseudo_envelope(text), problem)

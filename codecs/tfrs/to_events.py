@@ -14,7 +14,9 @@ outcome, so nothing here is answer text or a terminal error:
   its call; a late ``running`` after the result is ignored;
 - ``error`` → a reasoning delta ``error: …`` (an error block never decides the outcome).
 
-Pseudo-envelopes give nothing: plain working text keeps the decoder's existing meaning.
+Pseudo-envelopes give nothing unless ``plain_progress`` is set (the peer speaks tfrs, so
+its plain working text is progress too): then they are reasoning like ``text`` blocks.
+Otherwise plain working text keeps the content decoder's meaning.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class ProgressEvents:
 
     invocation_id: str = ""
     author: str = ""
+    #: Pseudo-envelopes (plain working text, unusable envelopes) become reasoning.
+    plain_progress: bool = False
     _tools: dict[str, _Tool] = field(default_factory=dict)
     _reasoning_id: str = ""
 
@@ -53,7 +57,7 @@ class ProgressEvents:
         return event
 
     def events(self, item: ProgressItem) -> list[AgentEvent]:
-        if item.pseudo:
+        if item.pseudo and not self.plain_progress:
             return []
         envelope = item.envelope
         if envelope.kind in ("tool_call", "tool_output_append"):
