@@ -157,12 +157,17 @@ def _load(spec: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
+def _filled(registry: dict[str, Any], specs: tuple[str, ...]) -> dict[str, Any]:
+    """``registry``, loaded from ``specs`` (each object's ``name`` is its key) if empty."""
+    if not registry:
+        for spec in specs:
+            item = _load(spec)
+            registry[item.name] = item
+    return registry
+
+
 def _encodings() -> dict[str, Encoding]:
-    if not _registry:
-        for spec in _BUILT_IN:
-            encoding: Encoding = _load(spec)
-            _registry[encoding.name] = encoding
-    return _registry
+    return _filled(_registry, _BUILT_IN)
 
 
 def register_encoding(encoding: Encoding, *, before: str | None = None) -> None:
@@ -205,11 +210,7 @@ def select_encoding(policy: str, request: EncodingRequest) -> Encoding:
 
 
 def _overlay_registry() -> dict[str, Overlay]:
-    if not _overlays:
-        for spec in _BUILT_IN_OVERLAYS:
-            overlay: Overlay = _load(spec)
-            _overlays[overlay.name] = overlay
-    return _overlays
+    return _filled(_overlays, _BUILT_IN_OVERLAYS)
 
 
 def register_overlay(overlay: Overlay) -> None:

@@ -9,7 +9,7 @@ which would break 0.3 JSON-RPC calls made with the same client.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 import grpc
@@ -22,6 +22,7 @@ from a2a.types import (
     GetTaskRequest,
     Message,
     SendMessageRequest,
+    StreamResponse,
     SubscribeToTaskRequest,
 )
 from a2a.utils.errors import A2AError
@@ -56,29 +57,27 @@ class SdkTransport:
         # Headers on HTTP, lower-cased metadata on gRPC (x-user-id, traceparent).
         return ClientCallContext(service_parameters=dict(headers))
 
-    async def stream(
-        self, message: Message, headers: Mapping[str, str]
+    @staticmethod
+    async def _as_json(
+        responses: AsyncIterator[StreamResponse], call: str
     ) -> AsyncGenerator[Any, None]:
-        client = self._client(streaming=True)
         try:
-            async for response in client.send_message(
-                SendMessageRequest(message=message), context=self._context(headers)
-            ):
+            async for response in responses:
                 yield proto_to_json(response)
         except _FAILURES as exc:
-            raise RemoteCallError(f"stream failed: {exc!r}") from exc
+            raise RemoteCallError(f"{call} failed: {exc!r}") from exc
 
-    async def subscribe(
-        self, task_id: str, headers: Mapping[str, str]
-    ) -> AsyncGenerator[Any, None]:
-        client = self._client(streaming=True)
-        try:
-            async for response in client.subscribe(
-                SubscribeToTaskRequest(id=task_id), context=self._context(headers)
-            ):
-                yield proto_to_json(response)
-        except _FAILURES as exc:
-            raise RemoteCallError(f"subscribe failed: {exc!r}") from exc
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        responses = self._client(streaming=True).send_message(
+            SendMessageRequest(message=message), context=self._context(headers)
+        )
+        return self._as_json(responses, "stream")
+
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        responses = self._client(streaming=True).subscribe(
+            SubscribeToTaskRequest(id=task_id), context=self._context(headers)
+        )
+        return self._as_json(responses, "subscribe")
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False

@@ -11,13 +11,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
-import httpx
 import pytest
-from a2a.client import ClientConfig, ClientFactory
 from a2a.client.client import Client
 from a2a.types import (
-    AgentCard,
     GetTaskRequest,
     Message,
     Part,
@@ -25,34 +21,24 @@ from a2a.types import (
     SendMessageRequest,
     SubscribeToTaskRequest,
 )
+from server.helpers import sdk_client as server_sdk_client
 from tfrs_peer import ANSWER, EXPECTED_BLOCKS, EXPECTED_LOOSE, TfrsPeer, tfrs_peer
 
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.codecs.a2a_frames import StatusFrame, TaskFrame, proto_to_json, read_result
 from trpc_bridge.codecs.tfrs import ProgressConsumer
 
-BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"]
+#: a2a-sdk 1.x clients, one per transport the peer serves at A2A 1.0.
+BINDINGS = ["jsonrpc-1.0", "rest-1.0", "grpc-1.0"]
 
 
 @contextlib.asynccontextmanager
-async def sdk_client(peer: TfrsPeer, binding: str, *, streaming: bool) -> AsyncIterator[Client]:
-    card = AgentCard()
-    card.CopyFrom(peer.card)
-    keep = [i for i in card.supported_interfaces if i.protocol_binding == binding][:1]
-    del card.supported_interfaces[:]
-    card.supported_interfaces.extend(keep)
-    async with httpx.AsyncClient(timeout=30) as http:
-        config = ClientConfig(
-            streaming=streaming,
-            httpx_client=http,
-            grpc_channel_factory=grpc.aio.insecure_channel,
-            supported_protocol_bindings=[binding],
-        )
-        client = ClientFactory(config).create(card)
-        try:
-            yield client
-        finally:
-            await client.close()
+async def sdk_client(peer: TfrsPeer, transport: str, *, streaming: bool) -> AsyncIterator[Client]:
+    client = await server_sdk_client(peer.card, transport, streaming=streaming)
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 def _request(*, return_immediately: bool = False) -> SendMessageRequest:
