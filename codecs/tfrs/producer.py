@@ -272,5 +272,5 @@ def working_update(
     message.task_id, message.context_id = task_id, context_id
     part = message.parts.add(text=update.text)
     if update.envelope is not None:
-        part.metadata.update({METADATA_KEY: update.envelope.to_json()})
+        part.metadata.fields[METADATA_KEY].string_value = update.envelope.to_json()
     return frame
