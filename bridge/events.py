@@ -298,21 +298,20 @@ class AgentEvent(BaseModel):
     @classmethod
     def code(cls, code: str, *, response_id: str = "") -> AgentEvent:
         """Code the agent is about to execute (``executable_code`` on the wire)."""
-        return cls(
-            id=response_id,
-            object=ObjectType.CODE_EXECUTION,
-            tag=Tag.CODE,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=code))],
-        )
+        return cls._code_execution(Tag.CODE, code, response_id)
 
     @classmethod
     def code_result(cls, output: str, *, response_id: str = "") -> AgentEvent:
         """Output of executed code (``code_execution_result`` on the wire)."""
+        return cls._code_execution(Tag.CODE_RESULT, output, response_id)
+
+    @classmethod
+    def _code_execution(cls, tag: str, content: str, response_id: str) -> AgentEvent:
         return cls(
             id=response_id,
             object=ObjectType.CODE_EXECUTION,
-            tag=Tag.CODE_RESULT,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=output))],
+            tag=tag,
+            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=content))],
         )
 
     @classmethod

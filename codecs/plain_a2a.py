@@ -3,7 +3,7 @@
 What the bridge sends to a caller that did not declare a supported
 ``interaction_spec_version`` (negotiation ``auto``) or to every caller (``never``):
 the documented intent of trpc's interaction spec that trpc-agent-go itself does not
-implement (reference §3.1, §9.1). Assistant text is streamed as artifact updates (one
+implement (``docs/wire-spec.md`` §3.1, §9.1). Assistant text is streamed as artifact updates (one
 artifact per LLM response, ``append`` after the first chunk); reasoning, tool calls,
 tool results, code execution, state deltas and trpc metadata are left out. A terminal
 error becomes a ``failed`` (or ``canceled``) status whose message is the error text.
@@ -22,7 +22,6 @@ from a2a.types import (
 )
 
 from trpc_bridge.codecs.encoding import (
-    EncodeOptions,
     EncodingRequest,
     RunTarget,
     StreamFrame,
@@ -92,9 +91,6 @@ def _error_frame(event: AgentEvent, *, task_id: str, context_id: str) -> TaskSta
     )
 
 
-_NO_ADK = EncodeOptions(adk_compat=False)
-
-
 class PlainStreamEncoder:
     """A :class:`~trpc_bridge.codecs.encoding.StreamEncoding`: the answer text as artifact
     updates, ``completed`` or the error status at the end."""
@@ -107,15 +103,10 @@ class PlainStreamEncoder:
         self.answer = PlainAnswer()
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
-        return [
-            submitted_status(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                app_name=app_name,
-                user_id=user_id,
-                options=_NO_ADK,
-            )
-        ]
+        submitted = submitted_status(
+            task_id=self.task_id, context_id=self.context_id, app_name=app_name, user_id=user_id
+        )
+        return [submitted]
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         if self.done:

@@ -184,6 +184,8 @@ class StreamEncoder:
             completion=completion,
             last_artifact_id=(self._last_id or new_id("artifact")) if self.v1 else "",
         )
+        # trpc v1: ``append`` says whether an artifact was sent before (1.0 needs an id).
+        final.append = self.v1 and bool(self._last_id)
         return [
             *self._out(final),
             completed_status(task_id=self.task_id, context_id=self.context_id),

@@ -25,6 +25,7 @@ from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
+    AgentCall,
     content_recording,
     get_tracer,
     invoke_agent_attributes,
@@ -129,16 +130,15 @@ class AgentInvocation:
             self._tools.observe(event)
 
 
+#: A call described by its agent's name only.
+_NO_DETAILS = AgentCall()
+
+
 @contextmanager
 def invoke_agent_span(
     agent_name: str,
+    call: AgentCall = _NO_DETAILS,
     *,
-    conversation_id: str = "",
-    task_id: str = "",
-    transport: str = "",
-    protocol_version: str = "",
-    user_id: str = "",
-    input_text: str = "",
     parent: otel_context.Context | None = None,
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
@@ -146,7 +146,7 @@ def invoke_agent_span(
     """A CLIENT span ``invoke_agent {agent_name}`` around one remote agent call.
 
     Its parent is ``parent`` or the current context (e.g. the server span of a proxy).
-    ``user_id`` and ``input_text`` are recorded only with ``record_content`` (or
+    ``call.user_id`` and ``call.input_text`` are recorded only with ``record_content`` (or
     ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``). Pass
     ``invocation.call_context()`` to the a2a-sdk client so the interceptor propagates it.
     """
@@ -154,16 +154,7 @@ def invoke_agent_span(
         yield AgentInvocation(trace.INVALID_SPAN, None, None)
         return
     record = content_recording(record_content)
-    attributes = invoke_agent_attributes(
-        agent_name,
-        conversation_id=conversation_id,
-        task_id=task_id,
-        transport=transport,
-        protocol_version=protocol_version,
-        user_id=user_id,
-        input_text=input_text,
-        record_content=record,
-    )
+    attributes = invoke_agent_attributes(agent_name, call, record_content=record)
     span = get_tracer(tracer_provider).start_span(
         invoke_agent_span_name(agent_name),
         context=parent,
@@ -226,13 +217,16 @@ async def _stepped(
     tracer_provider: trace.TracerProvider | None,
     record_content: bool | None,
 ) -> AsyncGenerator[AgentEvent, None]:
-    with invoke_agent_span(
-        agent_name,
-        conversation_id=request.context_id,
+    call = AgentCall(
         transport=transport,
         protocol_version=protocol_version,
+        conversation_id=request.context_id,
         user_id=request.user_id,
         input_text=request.text,
+    )
+    with invoke_agent_span(
+        agent_name,
+        call,
         tracer_provider=tracer_provider,
         record_content=record_content,
     ) as invocation:

@@ -1,10 +1,11 @@
 """A remote A2A agent as an :class:`~trpc_bridge.agent.Agent`: call a trpc-agent-go agent
 (or any A2A agent) from Python, serve it again, proxy it, chain it.
 
-Requests are written as trpc-agent-go's ``A2AAgent`` writes them (reference §3.2, Q01/Q02)
-and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`. Failures never raise out
-of :meth:`RemoteAgent.run`: they arrive as error events, as with trpc's client —
-``run_error`` for transport problems, ``flow_error`` for failed remote tasks.
+Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/wire-spec.md``
+§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`.
+Failures never raise out of :meth:`RemoteAgent.run`: they arrive as error events, as
+with trpc's client — ``run_error`` for transport problems, ``flow_error`` for failed
+remote tasks.
 
 tfrs progress (seed 000) is read from every stream: new items go to the ``progress``
 sink of :meth:`RemoteAgent.run` / :meth:`RemoteAgent.follow`, and a peer that does not

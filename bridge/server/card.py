@@ -1,7 +1,7 @@
 """The agent card the bridge serves for a Python agent.
 
-Shaped like trpc-agent-go's card (reference §2.11): the agent's own skill tagged
-``default`` plus one skill per tool, ``capabilities.streaming``, and the
+Shaped like trpc-agent-go's card (``docs/wire-spec.md`` §2.11): the agent's own skill
+tagged ``default`` plus one skill per tool, ``capabilities.streaming``, and the
 ``trpc-a2a-version`` extension. It is an a2a-sdk 1.0 card with one interface per
 transport; the JSON-RPC interface is listed for 1.0 and for 0.3 on the same URL, which
 makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,

@@ -32,8 +32,8 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
 from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
 from trpc_bridge.server.task_store import BoundedMemoryTaskStore
-from trpc_bridge.telemetry.server_span import MessageCall, ServerSpans
-from trpc_bridge.telemetry.spans import tracing_enabled
+from trpc_bridge.telemetry.server_span import ServerSpans
+from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
 
 #: ``Caller.transport`` of the doors that are not A2A bindings.
@@ -87,7 +87,7 @@ class AgentRunner:
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent."""
-        call = MessageCall(
+        call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
             conversation_id=request.context_id,
