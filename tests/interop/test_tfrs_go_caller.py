@@ -16,14 +16,13 @@ from trpc_bridge.server import BridgeServer
 
 
 @pytest.mark.cell("tfrs progress via proxy", "go→py")
-@pytest.mark.parametrize("stream", [True], ids=["stream"])
-async def test_go_caller_sees_the_peer_progress(gopeer: Path, stream: bool) -> None:
+async def test_go_caller_sees_the_peer_progress(gopeer: Path) -> None:
     async with (
         tfrs_peer() as peer,
         await RemoteAgent.connect(peer.base_url) as remote,
         BridgeServer(remote) as proxy,
     ):
-        result = await asyncio.to_thread(go_call, proxy.base_url, "weather?", stream=stream)
+        result = await asyncio.to_thread(go_call, proxy.base_url, "weather?", stream=True)
     assert result.returncode == 0, result.logs
     choices = [c for e in result.events for c in e.get("choices", [])]
     reasoning = "".join(c.get("delta", {}).get("reasoning_content", "") for c in choices)
