@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop clean
+.PHONY: install run test lint typecheck pytest bench interop conformance conformance-must clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -46,12 +46,23 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
 
-test: lint pytest
+# The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
+# against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
+# that pytest's summary stays the last line.
+conformance-must: $(STAMP)
+	$(BIN)/python tests/conformance/tck_run.py --target tck --require-must
+
+test: lint conformance-must pytest
 
 # The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`), also part
 # of `make test`; this target prints it and writes docs/interop.md.
 interop: $(STAMP)
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+
+# The TCK against every target of the README's conformance table (proxy-go needs `go`).
+CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
+conformance: $(STAMP)
+	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
 # baseline alike): its default no-op spans cost 15-30 % and would flatter the bridge.

@@ -93,11 +93,21 @@ class StreamEncoding(Protocol):
 
 class UnaryEncoding(Protocol):
     """One ``message/send`` run: :meth:`add` until it returns ``False``, then
-    :meth:`result`."""
+    :meth:`result`.
+
+    An encoding whose unary answer is the task itself (plain A2A) sets :attr:`streamed`:
+    the server then drives that stream encoder instead of :meth:`add`, so the live task
+    is up to date during the run (``tasks/get``, subscribers, ``return_immediately``), and
+    :meth:`result` returns ``None`` for "the task as its frames built it". trpc's packing
+    (one message → ``Message``, several → ``Task``) needs all events first: ``None``.
+    """
+
+    @property
+    def streamed(self) -> StreamEncoding | None: ...
 
     def add(self, event: AgentEvent) -> bool: ...
 
-    def result(self, *, context_id: str, task_id: str) -> Message | Task: ...
+    def result(self, *, context_id: str, task_id: str) -> Message | Task | None: ...
 
 
 class Encoding(Protocol):

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from a2a.types import Message, Part, Role
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.struct_pb2 import Value
 
 from trpc_bridge.codecs.trpc_keys import (
     INTERACTION_SPEC_VERSION,
@@ -48,6 +49,8 @@ def content_part_to_a2a(part: ContentPart) -> Part:
     ``content_type``; images and audio are named ``image`` / ``audio``)."""
     if part.type == "text":
         return Part(text=part.text)
+    if part.type == "data":  # an A2A DataPart (trpc has no such content part)
+        return Part(data=ParseDict(part.value, Value()))
     name = (part.name or "file") if part.type == "file" else part.type
     out = Part(filename=name, media_type=part.mime_type)
     if part.data is not None:

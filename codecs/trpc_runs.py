@@ -205,6 +205,10 @@ class UnaryEncoder:
     ``message/send`` or expect those entries in the history.
     """
 
+    #: trpc packs the answer from every event at the end: nothing streams (see
+    #: :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`).
+    streamed = None
+
     def __init__(self, run: RunTarget) -> None:
         self.options = run.options
         self.v1 = run.wire is WireVersion.V1_0

@@ -1,4 +1,4 @@
-"""``--agent`` values: ``demo`` or ``package.module:attribute``."""
+"""``--agent`` values: a built-in agent (``demo``, ``tck``) or ``package.module:attribute``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ class AgentLoadError(ValueError):
 
 
 def load_agent(spec: str) -> Agent:
-    """The built-in demo agent, or the object at ``module:attr``; a callable attribute
+    """A built-in agent (``demo``, ``tck``), or the object at ``module:attr``; a callable
+    attribute
     (a factory) is called without arguments. Modules are also looked up in the current
     directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
     ``./weather.py``."""
@@ -22,9 +23,13 @@ def load_agent(spec: str) -> Agent:
         from trpc_bridge.agents.demo import demo_agent
 
         return demo_agent()
+    if spec == "tck":
+        from trpc_bridge.agents.tck import tck_agent
+
+        return tck_agent()
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise AgentLoadError(f"--agent must be 'demo' or 'module:attr', got {spec!r}")
+        raise AgentLoadError(f"--agent must be 'demo', 'tck' or 'module:attr', got {spec!r}")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def serve(
     options: ServerOptions,
     agent: str = typer.Option(
-        "demo", help="'demo' or 'package.module:attr' (an Agent or factory)."
+        "demo", help="'demo', 'tck' or 'package.module:attr' (an Agent or factory)."
     ),
 ) -> None:
     """Serve a Python agent over A2A (JSON-RPC 0.3/1.0, REST, gRPC) the way trpc-agent-go does."""

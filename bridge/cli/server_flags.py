@@ -84,6 +84,25 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Failed status with error metadata, or trpc's default generic error message.",
         ),
     ),
+    "push": _Flag(
+        bool,
+        typer.Option(True, "--push/--no-push", help="Push notifications to webhooks."),
+    ),
+    "push_allow_host": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--push-allow-host",
+            help="Webhook hosts allowed (fnmatch, e.g. '*.example.com'); repeatable. "
+            "Default: any public host; private and loopback addresses never.",
+        ),
+    ),
+    "push_allow_loopback": _Flag(
+        bool,
+        typer.Option(
+            False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
+        ),
+    ),
 }
 
 
@@ -91,6 +110,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
+    from trpc_bridge.server.push_policy import PushPolicy
 
     try:
         policy = parse_negotiation(flags["negotiation"])
@@ -110,6 +130,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         task_store=flags["task_store"],
         keep_tasks=flags["keep_tasks"],
         max_request_bytes=flags["max_request_bytes"],
+        push=flags["push"],
+        push_policy=PushPolicy(
+            allow_hosts=tuple(flags["push_allow_host"] or ()),
+            allow_loopback=flags["push_allow_loopback"],
+        ),
     )
 
 

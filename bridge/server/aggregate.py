@@ -22,7 +22,7 @@ from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, Ta
 from google.protobuf.struct_pb2 import Struct
 
 from trpc_bridge.codecs.encoding import StreamFrame
-from trpc_bridge.server.states import TERMINAL_STATES
+from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
 
 
 @dataclass
@@ -79,6 +79,22 @@ class TaskAggregate:
         self._artifacts: dict[str, _ArtifactAcc] = {}
         self._anonymous = 0
 
+    @classmethod
+    def from_task(cls, task: Task) -> TaskAggregate:
+        """The aggregate of a stored task, to continue it (a follow-up message to a task
+        waiting for input)."""
+        aggregate = cls(task_id=task.id, context_id=task.context_id, user_message=Message())
+        aggregate.history = list(task.history)
+        aggregate.status.CopyFrom(task.status)
+        aggregate.metadata.CopyFrom(task.metadata)
+        for artifact in task.artifacts:
+            key = artifact.artifact_id or f"\0{len(aggregate._artifacts)}"
+            acc = aggregate._artifacts[key] = _ArtifactAcc(artifact.artifact_id)
+            acc.metadata.CopyFrom(artifact.metadata)
+            acc.parts = list(artifact.parts)
+        aggregate._anonymous = len(aggregate._artifacts)
+        return aggregate
+
     def apply(self, frame: StreamFrame) -> None:
         if isinstance(frame, TaskArtifactUpdateEvent):
             self._apply_artifact(frame)
@@ -119,11 +135,16 @@ class TaskAggregate:
     def terminal(self) -> bool:
         return self.status.state in TERMINAL_STATES
 
+    @property
+    def interrupted(self) -> bool:
+        """The run ended waiting for the caller (input or auth required)."""
+        return self.status.state in INTERRUPTED_STATES
+
     def snapshot(self, history_length: int | None = None) -> Task:
         task = Task(id=self.task_id, context_id=self.context_id, status=self.status)
         history = self.history
-        if history_length is not None and history_length > 0:
-            history = history[-history_length:]
+        if history_length is not None:
+            history = history[-history_length:] if history_length > 0 else []
         task.history.extend(history)
         task.artifacts.extend(acc.build() for acc in self._artifacts.values())
         if self.metadata:

@@ -31,12 +31,8 @@ import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.request_handlers import GrpcHandler
-from a2a.server.routes import (
-    create_agent_card_routes,
-    create_jsonrpc_routes,
-    create_rest_routes,
-)
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -49,9 +45,14 @@ from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.push_delivery import PushDelivery
+from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
@@ -79,6 +80,9 @@ class ServerOptions:
     public_url: str = ""
     #: Where the server's spans go; None = the global provider (``setup_tracing``).
     tracer_provider: TracerProvider | None = None
+    #: Push notifications (declared on the card); their webhook URL screen.
+    push: bool = True
+    push_policy: PushPolicy = field(default_factory=PushPolicy)
 
 
 class BridgeServer:
@@ -93,6 +97,11 @@ class BridgeServer:
         self.runner = AgentRunner(
             agent, self.task_store, tracer_provider=self.options.tracer_provider
         )
+        self.push: PushDelivery | None = None
+        if self.options.push:
+            store = InMemoryPushNotificationConfigStore()
+            self.push = PushDelivery(store, self.options.push_policy)
+            self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
             HandlerOptions(
@@ -100,6 +109,7 @@ class BridgeServer:
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
             ),
+            push=self.push,
         )
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
@@ -148,7 +158,12 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(self.agent, base_url=self.base_url, grpc_address=self.grpc_address)
+        return build_agent_card(
+            self.agent,
+            base_url=self.base_url,
+            grpc_address=self.grpc_address,
+            push=self.push is not None,
+        )
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -159,15 +174,14 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        routes: list[BaseRoute] = []
-        for path in CARD_PATHS:
-            routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
+        routes: list[BaseRoute] = card_routes(card, base_path=self.base_path)
         for path in self._jsonrpc_paths():
             routes.extend(
                 create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
             )
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
-        routes.extend(agui_routes(self.runner, path=f"{self.base_path}/agui"))
+        agui_path = f"{self.base_path}/agui"
+        routes.extend(agui_routes(self.runner, path=agui_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
@@ -176,7 +190,10 @@ class BridgeServer:
             max_bytes=self.options.max_request_bytes,
             jsonrpc_paths=self._jsonrpc_paths(),
         )
-        return Starlette(routes=routes, middleware=[limits])
+        media_types = Middleware(
+            MediaTypes, jsonrpc_paths=self._jsonrpc_paths(), unchecked_paths=[agui_path]
+        )
+        return Starlette(routes=routes, middleware=[limits, media_types])
 
     # --- serving --------------------------------------------------------------------
 
@@ -210,7 +227,7 @@ class BridgeServer:
             ],
         )
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            GrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V1_0)), server
+            BridgeGrpcHandler(self.handler), server
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
@@ -223,6 +240,8 @@ class BridgeServer:
             await self._http.stop()
         if self._grpc is not None:
             await self._grpc.stop(grace=1)
+        if self.push is not None:
+            await self.push.close()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()

@@ -48,9 +48,12 @@ def _skills(agent: Agent) -> list[AgentSkill]:
     return skills
 
 
-def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> AgentCard:
+def build_agent_card(
+    agent: Agent, *, base_url: str, grpc_address: str = "", push: bool = False
+) -> AgentCard:
     """The card for ``agent`` served at ``base_url`` (``http://host:port[/path]``);
-    ``grpc_address`` (``host:port``) adds the gRPC interface."""
+    ``grpc_address`` (``host:port``) adds the gRPC interface; ``push`` declares push
+    notifications."""
     base = base_url.rstrip("/")
     interfaces = [
         AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="1.0"),
@@ -79,7 +82,9 @@ def build_agent_card(agent: Agent, *, base_url: str, grpc_address: str = "") -> 
         description=agent.description,
         version=__version__,
         supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(streaming=True, extensions=[extension, progress]),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=push, extensions=[extension, progress]
+        ),
         default_input_modes=["text"],
         default_output_modes=["text"],
         skills=_skills(agent),

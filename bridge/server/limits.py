@@ -1,9 +1,8 @@
 """HTTP request limits enforced before a2a-sdk sees the body.
 
-- Bodies larger than ``max_bytes`` → HTTP 413 (by ``Content-Length`` up front, else
-  while reading a chunked body), with a JSON-RPC ``-32600`` error on JSON-RPC paths.
-- JSON-RPC POSTs whose media type is not ``application/json`` → HTTP 415 with a
-  JSON-RPC ``-32600`` error (trpc-a2a-go answers ``-32600`` too; a2a-sdk does not check).
+Bodies larger than ``max_bytes`` → HTTP 413 (by ``Content-Length`` up front, else while
+reading a chunked body), with a JSON-RPC ``-32600`` error on JSON-RPC paths. Media types
+are checked by :mod:`trpc_bridge.server.media_types`.
 
 gRPC has its own limit (``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED).
 """
@@ -36,12 +35,6 @@ class RequestLimits:
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_bytes:
             await self._reject(send, 413, "Payload too large", jsonrpc=jsonrpc)
-            return
-        media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if jsonrpc and media_type != "application/json":
-            await self._reject(
-                send, 415, "Invalid Request: Content-Type must be application/json", jsonrpc=True
-            )
             return
         chunks: list[bytes] = []
         size = 0

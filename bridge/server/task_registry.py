@@ -7,6 +7,12 @@ incremental aggregate and to every subscriber (the requesting stream and any
 ``canceled`` itself; :meth:`wait` waits for the end; :meth:`snapshot` is the task as it
 stands. When the run ends the registry saves the aggregated ``Task`` to the task store
 (a2a-sdk's in-memory or SQL store, scoped by owner) and forgets the live task.
+
+A run that ends waiting for the caller (input or auth required) is saved and forgotten
+the same way: the task is *parked*. A follow-up message with its ``taskId``, a
+subscription or a cancel revives it from the store (:meth:`TaskRegistry.revive`) as a
+live task without a producer, so parked tasks cost no memory while nobody uses them and
+survive a restart with a database store.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from a2a.server.tasks import TaskStore
 from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
+from a2a.utils.errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc_encode import task_status
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.aggregate import TaskAggregate
+from trpc_bridge.server.states import INTERRUPTED_STATES
 from trpc_bridge.server.subscriber import Subscriber
 from trpc_bridge.server.task_store import owner_context
 
@@ -30,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
+#: Sees every frame of every live task (push delivery): ``(task_id, frame)``.
+FrameObserver = Callable[[str, StreamFrame], None]
 
 
 class LiveTask:
@@ -54,8 +64,31 @@ class LiveTask:
         self._finished = asyncio.Event()
         self._subscribers: list[Subscriber] = []
         self._coalesce_after = coalesce_after
+        self.observer: FrameObserver | None = None
+
+    @classmethod
+    def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
+        """A live handle on a parked ``task`` read from the store."""
+        live = cls(
+            task_id=task.id,
+            context_id=task.context_id,
+            owner=owner,
+            user_message=Message(),
+            coalesce_after=coalesce_after,
+        )
+        live.aggregate = TaskAggregate.from_task(task)
+        return live
 
     # --- the run ----------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._producer is not None and not self._producer.done()
+
+    @property
+    def idle(self) -> bool:
+        """Revived and unused: no run was started on it and nobody subscribes."""
+        return self._producer is None and not self._subscribers
 
     def start(
         self,
@@ -84,13 +117,7 @@ class LiveTask:
                 for frame in encoder.close():
                     self.publish(frame)
             except asyncio.CancelledError:  # tasks/cancel, or the only listener left
-                self.publish(
-                    TaskStatusUpdateEvent(
-                        task_id=self.task_id,
-                        context_id=self.context_id,
-                        status=task_status(TaskState.TASK_STATE_CANCELED),
-                    )
-                )
+                self.publish(self.status_update(TaskState.TASK_STATE_CANCELED))
         finally:
             if on_end is not None:
                 await on_end(self)
@@ -106,8 +133,18 @@ class LiveTask:
         if self._producer is not None and not self._producer.done():
             self._producer.cancel()
 
+    def status_update(self, state: TaskState) -> TaskStatusUpdateEvent:
+        """A status update of this task to ``state``, stamped now."""
+        return TaskStatusUpdateEvent(
+            task_id=self.task_id, context_id=self.context_id, status=task_status(state)
+        )
+
     async def cancelled(self) -> Task:
-        """Cancel, wait for the end, and return the task as it ended."""
+        """Cancel, wait for the end, and return the task as it ended. A parked task
+        (nothing runs) just gets its ``canceled`` status; the caller retires it."""
+        if self._producer is None:
+            self.publish(self.status_update(TaskState.TASK_STATE_CANCELED))
+            return self.snapshot()
         self.cancel()
         await self._finished.wait()
         return self.snapshot()
@@ -116,6 +153,8 @@ class LiveTask:
 
     def publish(self, frame: StreamFrame) -> None:
         self.aggregate.apply(frame)
+        if self.observer is not None:
+            self.observer(self.task_id, frame)
         for subscriber in self._subscribers:
             subscriber.push(frame)
 
@@ -147,8 +186,11 @@ class TaskRegistry:
     def __init__(self, store: TaskStore) -> None:
         self.store = store
         self._live: dict[str, LiveTask] = {}
+        #: Given to every live task (push delivery); None: nobody observes.
+        self.observer: FrameObserver | None = None
 
     def add(self, live: LiveTask) -> None:
+        live.observer = self.observer
         self._live[live.task_id] = live
 
     def live(self, task_id: str, owner: str) -> LiveTask | None:
@@ -159,11 +201,49 @@ class TaskRegistry:
     async def stored(self, task_id: str, owner: str) -> Task | None:
         return await self.store.get(task_id, owner_context(owner))
 
+    async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
+        """``task_id`` as a live task when it runs or is parked (revived from the store);
+        the stored ``Task`` when it is finished. Unknown to ``owner``: TaskNotFoundError."""
+        live = self.live(task_id, owner)
+        if live is not None:
+            return live
+        task = await self.stored(task_id, owner)
+        if task is None:
+            raise TaskNotFoundError(message=f"Task {task_id} not found")
+        if task.status.state not in INTERRUPTED_STATES:
+            return task
+        live = LiveTask.revived(task, owner=owner, coalesce_after=coalesce_after)
+        self.add(live)
+        return live
+
+    async def resume(
+        self, task_id: str, owner: str, *, context_id: str, coalesce_after: int
+    ) -> LiveTask:
+        """The parked task a follow-up message continues; a precise error when the task
+        is unknown, finished, still running or in another context."""
+        found = await self.revive(task_id, owner, coalesce_after=coalesce_after)
+        if isinstance(found, Task):
+            raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
+        if found.running:
+            raise UnsupportedOperationError(message=f"Task {task_id} is still running")
+        if context_id and context_id != found.context_id:
+            raise InvalidParamsError(
+                message=f"contextId {context_id} does not match task {task_id}'s context"
+            )
+        return found
+
+    def release(self, live: LiveTask) -> None:
+        """Forget a revived task nobody uses any more (no run, no subscriber): it is
+        unchanged in the store."""
+        if live.idle and self._live.get(live.task_id) is live:
+            del self._live[live.task_id]
+
     async def finish(self, live: LiveTask) -> None:
         """A streamed run ended: store how it ended, then end the live task."""
-        if not live.aggregate.terminal:
+        if not live.aggregate.terminal and not live.aggregate.interrupted:
             # trpc's unstructured error ends the stream without a terminal status; the
-            # stored task still has to say how it ended.
+            # stored task still has to say how it ended (a task waiting for input has
+            # not ended: it is parked).
             live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
         await self.retire(live, live.snapshot())
 

@@ -23,7 +23,7 @@ from trpc_bridge.cli import app
         ("nosuch_module_xyz:agent", "cannot import 'nosuch_module_xyz'"),
         ("trpc_bridge.agents.scenarios:nothing", "has no attribute 'nothing'"),
         ("trpc_bridge.agents.scenarios:SCRIPTS", "is not an Agent"),
-        ("no-colon", "must be 'demo' or 'module:attr'"),
+        ("no-colon", "must be 'demo', 'tck' or 'module:attr'"),
     ],
 )
 def test_serve_rejects_unusable_agents(spec: str, message: str) -> None:

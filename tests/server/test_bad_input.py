@@ -121,7 +121,7 @@ CASES: dict[str, tuple[dict[str, Any], int, int, str]] = {
             "headers": {"content-type": "text/plain"},
         },
         415,
-        -32600,
+        -32005,  # ContentTypeNotSupportedError (A2A 1.0 §5.4)
         "Content-Type must be application/json",
     ),
     "1.0 method without A2A-Version": (
