@@ -136,3 +136,27 @@ async def test_resubscribe_and_tasks_get_merge_the_same_progress(
     assert merged_first.streams()["call_1"].status == "done"
     for run_events in (events, followed):
         assert [m.text for m in aggregate(run_events) if m.text][-1] == "Done."
+
+
+@pytest.mark.parametrize(("transport", "version"), WIRES, ids=IDS)
+async def test_return_immediately_then_follow(transport: str, version: str) -> None:
+    gate = asyncio.Event()
+    followed: list[ProgressItem] = []
+
+    def sink(item: ProgressItem) -> None:
+        followed.append(item)
+        gate.set()  # subscribed: let the run finish
+
+    request = AgentRequest(text="go", user_id="alice")
+    async with (
+        BridgeServer(_gated_agent(gate)) as server,
+        await _connect(server, transport, version) as agent,
+    ):
+        task_id = await agent.start(request, progress=True)
+        events = [e async for e in agent.follow(task_id, request=request, progress=sink)]
+        replay = await agent.task_progress(task_id, user_id="alice")
+    merged = _merged(followed).merger(task_id)
+    assert [b.kind for b in merged.blocks] == ["thinking"] * 3 + ["tool_call"] * 2
+    assert merged.streams()["call_1"].status == "done"
+    assert replay.blocks == merged.blocks
+    assert [m.text for m in aggregate(events) if m.text][-1] == "Done."
