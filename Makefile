@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop conformance conformance-must clean
+.PHONY: install run test lint typecheck pytest chromium bench interop conformance conformance-must clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -36,8 +36,22 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
 
-pytest: $(STAMP) tests/agui_node/node_modules
+pytest: $(STAMP) tests/agui_node/node_modules chromium
 	$(BIN)/python -m pytest -q
+
+# Debian's Chromium for the playground's browser test (driven through Playwright's Python
+# package, never its own browser downloads). Installed when missing and running as root;
+# otherwise the browser test skips and says why.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's chromium for the playground browser test"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends chromium chromium-driver >/dev/null) \
+			|| echo "warning: apt-get could not install chromium"; \
+		else echo "$(CHROMIUM) not found (and not root): the playground browser test will skip"; fi; \
+	fi
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).

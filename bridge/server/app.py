@@ -51,6 +51,7 @@ from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.runner import AgentRunner
@@ -83,6 +84,8 @@ class ServerOptions:
     #: Push notifications (declared on the card); their webhook URL screen.
     push: bool = True
     push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
+    playground: bool = True
 
 
 class BridgeServer:
@@ -145,10 +148,16 @@ class BridgeServer:
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
+    @property
+    def playground_url(self) -> str:
+        return f"{self.base_url}/" if self.options.playground else ""
+
     def describe(self) -> list[str]:
         """What this server serves, one line per endpoint (printed by the CLI)."""
-        lines = [
-            f"agent     {self.agent.name}",
+        lines = [f"agent     {self.agent.name}"]
+        if self.playground_url:
+            lines.append(f"web page  {self.playground_url}  (the playground: open it in a browser)")
+        lines += [
             f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
             f"REST      {self.rest_url}  (A2A 1.0)",
         ]
@@ -182,6 +191,8 @@ class BridgeServer:
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
         routes.extend(agui_routes(self.runner, path=agui_path))
+        if self.options.playground:
+            routes.extend(playground_routes(self.base_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
