@@ -42,6 +42,7 @@ from starlette.routing import BaseRoute
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.server.agent_host import add_agent_host
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
@@ -162,7 +163,7 @@ class BridgeServer:
             f"REST      {self.rest_url}  (A2A 1.0)",
         ]
         if self.grpc_address:
-            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0)")
+            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
         return lines
 
@@ -244,6 +245,8 @@ class BridgeServer:
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
             CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
         )
+        # The event model itself, for callers that do not speak A2A (any language).
+        add_agent_host(self.runner, server)
         return server
 
     async def stop(self) -> None:

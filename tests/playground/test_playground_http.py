@@ -1,13 +1,10 @@
 """The playground's routes next to everything else on the HTTP port: the page takes only
 ``GET /`` (JSON-RPC keeps ``POST /``), the card and REST are untouched, a base path moves
-it all, ``--no-playground`` removes it, and the files ship in the wheel."""
+it all, ``--no-playground`` removes it (that the files ship in the wheel:
+``tests/test_packaging.py``)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -108,26 +105,3 @@ def test_cli_flag_turns_the_page_off() -> None:
     with bridge_server("demo") as on, bridge_server("demo", extra=["--no-playground"]) as off:
         assert httpx.get(on.url, timeout=10).status_code == 200
         assert httpx.get(off.url, timeout=10).status_code == 405
-
-
-def test_the_wheel_ships_the_page(tmp_path: Path) -> None:
-    # Built from a copy: setuptools' build/ folder keeps files a tree no longer has.
-    source = tmp_path / "source"
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        source.mkdir(exist_ok=True)
-        shutil.copy(ROOT / name, source / name)
-    for folder in ("bridge", "codecs", "telemetry"):
-        shutil.copytree(
-            ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-    subprocess.run(
-        [*pip_wheel, "-w", str(tmp_path), str(source)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    [wheel] = tmp_path.glob("*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("playground.html", "playground.js", "playground.css"):
-        assert f"trpc_bridge/server/static/{name}" in names, sorted(names)
