@@ -12,6 +12,10 @@ policy (``docs/wire-spec.md`` §3.1): ``auto`` takes the first registered encodi
 accepts the request, in registration order (plain A2A last, accepting everyone);
 ``always`` / ``never`` are trpc's names for ``trpc`` / ``plain``; any encoding's name
 forces it.
+
+An *overlay* adds frames beside whichever encoding was chosen (tfrs progress): every
+registered :class:`Overlay` that accepts the request wraps the stream encoder
+(:func:`stream_encoding`). Overlays do not touch unary runs.
 """
 
 from __future__ import annotations
@@ -123,6 +127,17 @@ class Encoding(Protocol):
     def unary(self, run: RunTarget) -> UnaryEncoding: ...
 
 
+class Overlay(Protocol):
+    """A registered addition beside the chosen encoding, asked for per request."""
+
+    @property
+    def name(self) -> str: ...
+
+    def accepts(self, request: EncodingRequest) -> bool: ...
+
+    def wrap(self, encoder: StreamEncoding, run: RunTarget) -> StreamEncoding: ...
+
+
 class Negotiation(enum.StrEnum):
     """The policies every server understands (``--negotiation``); an encoding's name
     (``trpc``, ``plain``, …) is a policy too: that encoding for every caller."""
@@ -146,15 +161,27 @@ _BUILT_IN = (
     "trpc_bridge.codecs.plain_a2a:PLAIN",
 )
 _registry: dict[str, Encoding] = {}
+#: Built-in overlays, applied in this order (the first wraps the encoder innermost).
+_BUILT_IN_OVERLAYS = ("trpc_bridge.codecs.tfrs.overlay:TFRS_PROGRESS",)
+_overlays: dict[str, Overlay] = {}
+
+
+def _load(spec: str) -> Any:
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _filled(registry: dict[str, Any], specs: tuple[str, ...]) -> dict[str, Any]:
+    """``registry``, loaded from ``specs`` (each object's ``name`` is its key) if empty."""
+    if not registry:
+        for spec in specs:
+            item = _load(spec)
+            registry[item.name] = item
+    return registry
 
 
 def _encodings() -> dict[str, Encoding]:
-    if not _registry:
-        for spec in _BUILT_IN:
-            module, _, attr = spec.partition(":")
-            encoding: Encoding = getattr(importlib.import_module(module), attr)
-            _registry[encoding.name] = encoding
-    return _registry
+    return _filled(_registry, _BUILT_IN)
 
 
 def register_encoding(encoding: Encoding, *, before: str | None = None) -> None:
@@ -194,6 +221,27 @@ def select_encoding(policy: str, request: EncodingRequest) -> Encoding:
         if encoding.accepts(request):
             return encoding
     return encodings["plain"]
+
+
+def _overlay_registry() -> dict[str, Overlay]:
+    return _filled(_overlays, _BUILT_IN_OVERLAYS)
+
+
+def register_overlay(overlay: Overlay) -> None:
+    """Add (or replace) an overlay; it wraps outside the ones already registered."""
+    registry = _overlay_registry()
+    registry.pop(overlay.name, None)
+    registry[overlay.name] = overlay
+
+
+def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> StreamEncoding:
+    """The stream encoder for one request: the selected encoding's, wrapped by every
+    overlay that accepts the request."""
+    encoder = select_encoding(policy, request).stream(run)
+    for overlay in _overlay_registry().values():
+        if overlay.accepts(request):
+            encoder = overlay.wrap(encoder, run)
+    return encoder
 
 
 def fill_required_parts(item: StreamFrame | Task) -> None:

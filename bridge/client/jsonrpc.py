@@ -32,12 +32,14 @@ _METHODS = {
         "send": "message/send",
         "get": "tasks/get",
         "cancel": "tasks/cancel",
+        "subscribe": "tasks/resubscribe",
     },
     "1.0": {
         "stream": "SendStreamingMessage",
         "send": "SendMessage",
         "get": "GetTask",
         "cancel": "CancelTask",
+        "subscribe": "SubscribeToTask",
     },
 }
 
@@ -98,10 +100,17 @@ class JsonRpcTransport:
             raise RemoteCallError(f"{method}: HTTP {response.status_code}, not JSON") from None
         return _result(envelope, method)
 
-    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
-        return await self._call(
-            "send", {"message": _message_json(message, self._endpoint.version)}, headers
-        )
+    async def send(
+        self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
+    ) -> Any:
+        params: dict[str, Any] = {"message": _message_json(message, self._endpoint.version)}
+        if return_immediately:
+            params["configuration"] = (
+                {"blocking": False}
+                if self._endpoint.version == "0.3"
+                else {"returnImmediately": True}
+            )
+        return await self._call("send", params, headers)
 
     async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
         return await self._call("get", {"id": task_id}, headers)
@@ -109,11 +118,18 @@ class JsonRpcTransport:
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
         await self._call("cancel", {"id": task_id}, headers)
 
-    async def stream(
-        self, message: Message, headers: Mapping[str, str]
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        params = {"message": _message_json(message, self._endpoint.version)}
+        return self._stream("stream", params, headers)
+
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        return self._stream("subscribe", {"id": task_id}, headers)
+
+    async def _stream(
+        self, kind: str, params: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[Any, None]:
-        method = self._methods["stream"]
-        body = self._body("stream", {"message": _message_json(message, self._endpoint.version)})
+        method = self._methods[kind]
+        body = self._body(kind, params)
         request = self._http.build_request(
             "POST",
             self._endpoint.url,

@@ -32,7 +32,16 @@ class Transport(Protocol):
         """The results of a streaming send, in order, until the server ends the stream."""
         ...
 
-    async def send(self, message: Message, headers: Mapping[str, str]) -> Any: ...
+    async def send(
+        self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
+    ) -> Any:
+        """The result of a unary send; ``return_immediately`` asks the server to answer
+        with the task as soon as it exists (A2A 1.0; ``blocking: false`` in 0.3)."""
+        ...
+
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        """The results of a (re)subscription to a running task, until the server ends it."""
+        ...
 
     async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any: ...
 

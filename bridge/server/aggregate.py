@@ -2,8 +2,10 @@
 
 Each frame is applied in O(size of the frame): artifact parts are appended to
 per-artifact lists (consecutive text deltas to a list of string pieces), status and
-metadata are replaced or merged. The ``Task`` proto is only built by
-:meth:`TaskAggregate.snapshot` — on ``tasks/get``, on resubscribe and once at the end.
+metadata are replaced or merged; a replaced status message moves to the history, as
+A2A's TaskManager does (so tfrs progress in working updates stays in ``tasks/get``).
+The ``Task`` proto is only built by :meth:`TaskAggregate.snapshot` — on ``tasks/get``,
+on resubscribe and once at the end.
 
 Artifact semantics follow A2A: ``append`` extends an artifact, otherwise the frame
 replaces it (which is how the full text trpc re-sends after its chunks ends up as the
@@ -99,6 +101,12 @@ class TaskAggregate:
         elif isinstance(frame, Message):
             self.history.append(frame)
         else:
+            if self.status.HasField("message"):
+                # A2A's TaskManager rule: a replaced status message moves to the history,
+                # so working updates (tfrs progress) stay readable through tasks/get.
+                replaced = Message()
+                replaced.CopyFrom(self.status.message)
+                self.history.append(replaced)
             self.status.CopyFrom(frame.status)
             if frame.metadata:
                 self.metadata.MergeFrom(frame.metadata)

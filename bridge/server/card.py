@@ -14,6 +14,8 @@ from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterfa
 
 from trpc_bridge import __version__
 from trpc_bridge.agent import Agent
+from trpc_bridge.codecs.tfrs.envelope import EXTENSION_URI as TFRS_EXTENSION_URI
+from trpc_bridge.codecs.tfrs.envelope import VERSION as TFRS_VERSION
 from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI, INTERACTION_SPEC_VERSION
 
 JSONRPC = "JSONRPC"
@@ -69,13 +71,19 @@ def build_agent_card(
         ]
     extension = AgentExtension(uri=CARD_EXTENSION_URI)
     extension.params.update({"version": INTERACTION_SPEC_VERSION})
+    # Optional: a caller that asks for it gets tfrs progress beside its usual encoding.
+    progress = AgentExtension(
+        uri=TFRS_EXTENSION_URI,
+        description="tfrs progress envelopes in working status updates (seed 000)",
+    )
+    progress.params.update({"version": TFRS_VERSION})
     return AgentCard(
         name=agent.name,
         description=agent.description,
         version=__version__,
         supported_interfaces=interfaces,
         capabilities=AgentCapabilities(
-            streaming=True, push_notifications=push, extensions=[extension]
+            streaming=True, push_notifications=push, extensions=[extension, progress]
         ),
         default_input_modes=["text"],
         default_output_modes=["text"],

@@ -3,7 +3,9 @@
 Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC 1.0 and 0.3) calls into
 this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` and a
 :class:`~trpc_bridge.server.runner.Caller`, picks the caller's encoding on the seam
-(:func:`~trpc_bridge.codecs.encoding.select_encoding`) and lets the agent runner drive
+(:func:`~trpc_bridge.codecs.encoding.select_encoding`; for streams
+:func:`~trpc_bridge.codecs.encoding.stream_encoding`, with the overlays the caller asked
+for, such as tfrs progress) and lets the agent runner drive
 the run as a :class:`~trpc_bridge.server.task_registry.LiveTask`; identity, tracing,
 failures and cancellation are the runner's.
 
@@ -57,6 +59,7 @@ from trpc_bridge.codecs.encoding import (
     StreamFrame,
     UnaryEncoding,
     select_encoding,
+    stream_encoding,
 )
 from trpc_bridge.codecs.trpc_request import message_to_request
 from trpc_bridge.codecs.trpc_runs import unary_task_id
@@ -241,8 +244,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     ) -> tuple[LiveTask, Subscriber | None]:
         """Start the run as a stream into its live task (stored when it ends); the
         subscriber, when asked for, sees it from the first frame."""
-        encoding = select_encoding(self.options.negotiation, call.encoding_request)
-        encoder = encoding.stream(self._target(task_id, call))
+        encoder = stream_encoding(
+            self.options.negotiation, call.encoding_request, self._target(task_id, call)
+        )
         live = self._live(task_id, call)
         await self._inline_push(params, live)
         subscriber = live.subscribe() if subscribe else None
