@@ -106,8 +106,27 @@ SERVER_FLAGS: dict[str, _Flag] = {
 }
 
 
+_MAX_PORT = 65535
+
+
+class FlagError(ValueError):
+    """A flag value that cannot be served: one line on stderr, exit 2."""
+
+
+def _check_ports(port: int, grpc_port: int) -> None:
+    if not 0 <= port <= _MAX_PORT:
+        raise FlagError(f"--port {port} is not a TCP port (0-{_MAX_PORT}; 0 = any free port)")
+    if not -1 <= grpc_port <= _MAX_PORT:
+        raise FlagError(
+            f"--grpc-port {grpc_port} is not a TCP port (0-{_MAX_PORT}; 0 = any free, -1 = off)"
+        )
+    if port != 0 and port == grpc_port:
+        raise FlagError(f"--port and --grpc-port are both {port}: HTTP and gRPC need a port each")
+
+
 def server_options(flags: dict[str, Any]) -> ServerOptions:
-    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`."""
+    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
+    :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
     from trpc_bridge.server.push_policy import PushPolicy
@@ -115,8 +134,9 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     try:
         policy = parse_negotiation(flags["negotiation"])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--negotiation") from None
+        raise FlagError(f"--negotiation: {exc}") from None
     grpc_port: int = flags["grpc_port"]
+    _check_ports(flags["port"], grpc_port)
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
@@ -152,7 +172,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(command)
     def with_flags(**values: Any) -> None:
         flags = {name: values.pop(name) for name in SERVER_FLAGS}
-        command(options=server_options(flags), **values)
+        try:
+            options = server_options(flags)
+        except FlagError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        command(options=options, **values)
 
     # Typer reads the signature and the type hints (resolved in the command's module).
     with_flags.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]

@@ -48,7 +48,7 @@ from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.card_routes import card_routes
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.server.http_listener import HttpListener, check_port_free
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.push_delivery import PushDelivery
@@ -205,12 +205,13 @@ class BridgeServer:
         self.http_port = self._http.port
         try:
             if self.grpc_port is not None:
+                check_port_free(host, self.grpc_port, "gRPC")
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
                     self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
-                    raise OSError(f"cannot listen for gRPC on {address}") from exc
+                    raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
             await self._http.start(self.starlette_app())
         except BaseException:
@@ -236,15 +237,21 @@ class BridgeServer:
         return server
 
     async def stop(self) -> None:
-        if self._http is not None:
-            await self._http.stop()
-        if self._grpc is not None:
-            await self._grpc.stop(grace=1)
-        if self.push is not None:
-            await self.push.close()
-        engine = getattr(self.task_store, "engine", None)
-        if engine is not None:
-            await engine.dispose()
+        # Each part stops even when another failed: a gRPC server left running would
+        # shut down from its finaliser after the loop is gone ("Event loop is closed").
+        try:
+            if self._http is not None:
+                await self._http.stop()
+        finally:
+            try:
+                if self._grpc is not None:
+                    await self._grpc.stop(grace=1)
+            finally:
+                if self.push is not None:
+                    await self.push.close()
+                engine = getattr(self.task_store, "engine", None)
+                if engine is not None:
+                    await engine.dispose()
 
     async def serve(self, echo: Callable[[str], object] | None = None) -> None:
         """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
