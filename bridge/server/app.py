@@ -31,7 +31,7 @@ import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+from a2a.server.routes import create_rest_routes
 from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
@@ -46,13 +46,17 @@ from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.grpc_screen import GrpcScreen
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener, check_port_free
+from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
+from trpc_bridge.server.rest_screen import RestScreen
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
@@ -91,6 +95,7 @@ class BridgeServer:
     def __init__(self, agent: Agent, options: ServerOptions | None = None) -> None:
         self.agent = agent
         self.options = options or ServerOptions()
+        install_refusal_logging()
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
@@ -175,25 +180,27 @@ class BridgeServer:
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
         routes: list[BaseRoute] = card_routes(card, base_path=self.base_path)
-        for path in self._jsonrpc_paths():
-            routes.extend(
-                create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
-            )
+        routes.extend(jsonrpc_routes(self.handler, self._jsonrpc_paths()))
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
         routes.extend(agui_routes(self.runner, path=agui_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
-        limits = Middleware(
-            RequestLimits,
-            max_bytes=self.options.max_request_bytes,
-            jsonrpc_paths=self._jsonrpc_paths(),
-        )
-        media_types = Middleware(
-            MediaTypes, jsonrpc_paths=self._jsonrpc_paths(), unchecked_paths=[agui_path]
-        )
-        return Starlette(routes=routes, middleware=[limits, media_types])
+        jsonrpc = self._jsonrpc_paths()
+        middleware = [
+            Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            Middleware(
+                RequestLimits, max_bytes=self.options.max_request_bytes, jsonrpc_paths=jsonrpc
+            ),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(
+                RestScreen,
+                base_path=self.base_path,
+                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+            ),
+        ]
+        return Starlette(routes=routes, middleware=middleware)
 
     # --- serving --------------------------------------------------------------------
 
@@ -220,6 +227,7 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
+            interceptors=[GrpcScreen()],
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
