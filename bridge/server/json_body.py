@@ -127,3 +127,10 @@ def check_json(document: Any) -> None:
         path = dotted_path(refused.path[::-1])
         where = f"{path}: " if path else ""
         raise BodyError(f"{where}{refused.reason}", syntax=False, path=path) from None
+
+
+def read_json(body: bytes) -> Any:
+    """``body`` parsed and checked (:func:`parse_json`, then :func:`check_json`)."""
+    document = parse_json(body)
+    check_json(document)
+    return document

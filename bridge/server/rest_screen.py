@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.call_context import requested_major
-from trpc_bridge.server.json_body import BodyError, check_json, parse_json
+from trpc_bridge.server.json_body import BodyError, read_json
 
 #: The 1.0 REST routes a2a-sdk mounts (optionally under a ``/{tenant}`` segment).
 _REST_ROUTE = re.compile(
@@ -91,7 +91,7 @@ class RestScreen:
             return
         if body:
             try:
-                check_json(parse_json(body))
+                read_json(body)
             except BodyError as exc:
                 error = InvalidRequestError if exc.syntax else InvalidParamsError
                 await _refuse(send, error(message=str(exc)))

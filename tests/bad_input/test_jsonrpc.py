@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import LIMIT, RunningStream
+from running_stream import LIMIT, RunningStream, error_info, nested
 
 from trpc_bridge.server import BridgeServer
 
@@ -49,21 +49,8 @@ def _error(code: int, message: str, rpc_id: Any = 1, **extra: Any) -> dict[str, 
     return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message, **extra}}
 
 
-def _info(reason: str) -> list[dict[str, Any]]:
-    """The ``google.rpc.ErrorInfo`` detail a2a-sdk attaches to its 1.0 errors."""
-    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason}
-    return [{**info, "domain": "a2a-protocol.org", "metadata": {}}]
-
-
 def _v03_send(text_part: bytes) -> bytes:
     return _raw(_rpc("message/send", {"message": _msg()}), b'"hi"', text_part)
-
-
-def _deep(levels: int) -> Any:
-    value: Any = 1
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 #: name → (httpx.post arguments, HTTP status, the exact JSON answer; None: no body)
@@ -217,7 +204,7 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
         ),
     ),
     "metadata nested 60 levels": (
-        {"json": _rpc("message/send", {"message": _msg(metadata={"a": _deep(60)})})},
+        {"json": _rpc("message/send", {"message": _msg(metadata={"a": nested(60)})})},
         200,
         _error(
             -32602,
@@ -279,7 +266,7 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             "headers": V1,
         },
         200,
-        _error(-32602, "message must have at least one part", data=_info("INVALID_PARAMS")),
+        _error(-32602, "message must have at least one part", data=error_info("INVALID_PARAMS")),
     ),
     "contextId too long for the task store": (
         {"json": _rpc("message/send", {"message": _msg(contextId="c" * 256)})},
@@ -300,7 +287,7 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
     "cancel an unknown task (1.0)": (
         {"json": _rpc("CancelTask", {"id": "nope"}), "headers": V1},
         200,
-        _error(-32001, "Task nope not found", data=_info("TASK_NOT_FOUND")),
+        _error(-32001, "Task nope not found", data=error_info("TASK_NOT_FOUND")),
     ),
     "message for an unknown task": (
         {"json": _rpc("message/send", {"message": _msg(taskId="nope")})},
