@@ -112,7 +112,8 @@ class GrpcScreen(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
-        if handler is None:
+        if handler is None:  # grpcio answers UNIMPLEMENTED; the peer is not known here
+            log_refusal(f"gRPC {details.method}", "-", "UNIMPLEMENTED no such method")
             return None
         method: str = details.method
         decoder = handler.request_deserializer

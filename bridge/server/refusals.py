@@ -77,7 +77,8 @@ class _BelowError(logging.Filter):
         return record.levelno >= logging.ERROR
 
 
-_LIMIT = RateLimit()
+#: The budget every refusal line (and uvicorn's per-request warnings) draws on.
+LIMIT = RateLimit()
 _installed = False
 
 
@@ -88,8 +89,8 @@ def install_refusal_logging() -> None:
     if _installed:
         return
     _installed = True
-    log.addFilter(_LIMIT)
-    logging.getLogger("uvicorn.error").addFilter(_LIMIT)
+    log.addFilter(LIMIT)
+    logging.getLogger("uvicorn.error").addFilter(LIMIT)
     for name in _SDK_LOGGERS:
         logging.getLogger(name).addFilter(_BelowError())
 

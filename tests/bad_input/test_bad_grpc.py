@@ -129,7 +129,8 @@ CASES: dict[str, tuple[str, bytes, tuple[tuple[str, str], ...], grpc.StatusCode,
 }
 
 
-async def _call(server: BridgeServer, method: str, raw: bytes, metadata: tuple) -> None:
+async def call_raw(server: BridgeServer, method: str, raw: bytes, metadata: tuple) -> None:
+    """Call ``method`` with ``raw`` request bytes (unary or server-streaming)."""
     async with grpc.aio.insecure_channel(server.grpc_address) as channel:
         if method.endswith("Streaming" + "Message"):
             stream = channel.unary_stream(method)(raw, metadata=metadata)
@@ -144,7 +145,7 @@ async def test_bad_call(server: BridgeServer, other_stream: RunningStream, name:
     method, raw, metadata, code, details = CASES[name]
     other_stream.check_running()
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await _call(server, method, raw, metadata)
+        await call_raw(server, method, raw, metadata)
     assert (refused.value.code(), refused.value.details()) == (code, details)
     other_stream.check_running()
 
