@@ -37,7 +37,8 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any]]] = {
         {"content": b"{x", "headers": JSON},
         400,
         {
-            "error": "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2"
+            "error": "invalid JSON: Expecting property name enclosed in double quotes "
+            "at line 1 column 2"
         },
     ),
     "empty body": (
