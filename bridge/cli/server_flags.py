@@ -103,7 +103,36 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "header_timeout": _Flag(
+        float,
+        typer.Option(
+            10.0, help="Seconds for a request head to arrive (else 408 and the connection closes)."
+        ),
+    ),
+    "body_timeout": _Flag(
+        float,
+        typer.Option(30.0, help="Seconds for a whole request body to arrive (else 408)."),
+    ),
+    "keep_alive": _Flag(
+        int, typer.Option(5, help="Seconds an idle HTTP keep-alive connection stays open.")
+    ),
+    "max_connections": _Flag(
+        int,
+        typer.Option(
+            1000, help="Concurrent HTTP connections (streams included); more get HTTP 503."
+        ),
+    ),
+    "run_timeout": _Flag(
+        float,
+        typer.Option(
+            0.0,
+            help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
+        ),
+    ),
 }
+
+#: Flags that must be above zero (``run_timeout`` may be 0: no limit).
+_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
 
 
 _MAX_PORT = 65535
@@ -137,6 +166,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         raise FlagError(f"--negotiation: {exc}") from None
     grpc_port: int = flags["grpc_port"]
     _check_ports(flags["port"], grpc_port)
+    for name in _POSITIVE:
+        if flags[name] <= 0:
+            raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    if flags["run_timeout"] < 0:
+        raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
@@ -155,6 +189,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             allow_hosts=tuple(flags["push_allow_host"] or ()),
             allow_loopback=flags["push_allow_loopback"],
         ),
+        header_timeout=flags["header_timeout"],
+        body_timeout=flags["body_timeout"],
+        keep_alive=flags["keep_alive"],
+        max_connections=flags["max_connections"],
+        run_timeout=flags["run_timeout"],
     )
 
 

@@ -51,7 +51,14 @@ from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener, check_port_free
 from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
-from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEP_ALIVE,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    RequestLimits,
+)
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
@@ -87,6 +94,17 @@ class ServerOptions:
     #: Push notifications (declared on the card); their webhook URL screen.
     push: bool = True
     push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    #: Seconds an idle HTTP keep-alive connection stays open.
+    keep_alive: int = DEFAULT_KEEP_ALIVE
+    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
+    #: RESOURCE_EXHAUSTED past as many concurrent calls).
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: Seconds an agent run may take on any door before it is cancelled and fails with a
+    #: ``run_error``; 0 = no limit.
+    run_timeout: float = 0.0
 
 
 class BridgeServer:
@@ -100,7 +118,10 @@ class BridgeServer:
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
         self.runner = AgentRunner(
-            agent, self.task_store, tracer_provider=self.options.tracer_provider
+            agent,
+            self.task_store,
+            tracer_provider=self.options.tracer_provider,
+            run_timeout=self.options.run_timeout,
         )
         self.push: PushDelivery | None = None
         if self.options.push:
@@ -191,7 +212,10 @@ class BridgeServer:
         middleware = [
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
             Middleware(
-                RequestLimits, max_bytes=self.options.max_request_bytes, jsonrpc_paths=jsonrpc
+                RequestLimits,
+                max_bytes=self.options.max_request_bytes,
+                jsonrpc_paths=jsonrpc,
+                body_timeout=self.options.body_timeout,
             ),
             Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
             Middleware(
@@ -220,7 +244,12 @@ class BridgeServer:
                 except RuntimeError as exc:
                     raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
-            await self._http.start(self.starlette_app())
+            await self._http.start(
+                self.starlette_app(),
+                header_timeout=self.options.header_timeout,
+                keep_alive=self.options.keep_alive,
+                max_connections=self.options.max_connections,
+            )
         except BaseException:
             await self.stop()
             raise
@@ -228,8 +257,11 @@ class BridgeServer:
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
             interceptors=[GrpcScreen()],
+            maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
+                ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
                 # the same port would start and split the traffic. Fail instead.
                 ("grpc.so_reuseport", 0),

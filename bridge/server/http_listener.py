@@ -16,6 +16,13 @@ from collections.abc import AsyncIterator
 import uvicorn
 from starlette.types import ASGIApp
 
+from trpc_bridge.server.http_timeouts import head_deadline_protocol
+from trpc_bridge.server.limits import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEP_ALIVE,
+    DEFAULT_MAX_CONNECTIONS,
+)
+
 
 class HttpListener:
     """A bound TCP socket, then uvicorn serving an app on it until :meth:`stop`."""
@@ -44,11 +51,27 @@ class HttpListener:
         """``http://host:port`` (no trailing slash)."""
         return f"http://{self.host}:{self.port}"
 
-    async def start(self, app: ASGIApp, *, log_level: str = "warning") -> None:
+    async def start(
+        self,
+        app: ASGIApp,
+        *,
+        log_level: str = "warning",
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        keep_alive: int = DEFAULT_KEEP_ALIVE,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
-        error instead of waiting for ever)."""
+        error instead of waiting for ever). A request head must arrive within
+        ``header_timeout`` seconds, an idle connection is closed after ``keep_alive``,
+        and past ``max_connections`` open connections requests get HTTP 503."""
         config = uvicorn.Config(
-            app, log_level=log_level, lifespan="off", timeout_graceful_shutdown=1
+            app,
+            log_level=log_level,
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            http=head_deadline_protocol(header_timeout),
+            timeout_keep_alive=keep_alive,
+            limit_concurrency=max_connections,
         )
         self._server = uvicorn.Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))

@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.call_context import requested_major
 from trpc_bridge.server.json_body import BodyError, read_json
+from trpc_bridge.server.limits import replaying
 
 #: The 1.0 REST routes a2a-sdk mounts (optionally under a ``/{tenant}`` segment).
 _REST_ROUTE = re.compile(
@@ -96,16 +97,7 @@ class RestScreen:
                 error = InvalidRequestError if exc.syntax else InvalidParamsError
                 await _refuse(send, error(message=str(exc)))
                 return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 async def _read(receive: Receive) -> tuple[bytes, Message | None]:

@@ -10,6 +10,8 @@ into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
 - ``execute_tool`` spans follow the run's tool calls and results;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
+- a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
+  and ends with a ``run_error`` event (code ``run_timeout``), the same on every door;
 - the agent's iterator is closed when the run ends, is cancelled, or the door stops
   reading (a client disconnect).
 
@@ -20,7 +22,9 @@ registers the run in :attr:`AgentRunner.tasks` where ``tasks/get``, ``tasks/canc
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
@@ -35,6 +39,8 @@ from trpc_bridge.server.task_store import BoundedMemoryTaskStore
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
+
+logger = logging.getLogger(__name__)
 
 #: ``Caller.transport`` of the doors that are not A2A bindings.
 TRANSPORT_AGUI = "AG-UI"
@@ -65,6 +71,32 @@ def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: s
     )
 
 
+#: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
+RUN_TIMEOUT_CODE = "run_timeout"
+
+
+class _RunTimedOut(Exception):
+    pass
+
+
+async def _next_event(
+    events: AsyncIterator[AgentEvent], deadline: float | None
+) -> AgentEvent | None:
+    """The agent's next event (None: it ended), awaited until ``deadline`` (loop time,
+    for the whole run): past it the agent is cancelled and :class:`_RunTimedOut` raised.
+    The deadline can only fire while the agent is awaited, never inside the consumer."""
+    window = asyncio.timeout_at(deadline)
+    try:
+        async with window:
+            return await anext(events)
+    except StopAsyncIteration:
+        return None
+    except TimeoutError:
+        if window.expired():
+            raise _RunTimedOut from None
+        raise  # the agent's own TimeoutError: an agent failure
+
+
 class AgentRunner:
     """Runs one agent for every door of a server (see the module doc)."""
 
@@ -75,8 +107,11 @@ class AgentRunner:
         *,
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
+        run_timeout: float = 0.0,
     ) -> None:
         self.agent = agent
+        #: Seconds a run may take (waiting for the agent); 0 = no limit.
+        self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._record_content = record_content
@@ -102,15 +137,29 @@ class AgentRunner:
                 else None
             )
             events = self.agent.run(request)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             try:
-                async for event in events:
+                while (event := await _next_event(events, deadline)) is not None:
                     if tools is not None:
                         tools.observe(event)
                     yield event
-            except Exception as exc:  # the agent failed: a terminal run_error
-                failure = AgentEvent.failure(
-                    agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
-                )
+            except Exception as exc:  # the agent failed or overran: a terminal run_error
+                if isinstance(exc, _RunTimedOut):
+                    logger.warning(
+                        "agent %s cancelled by the %g s run timeout",
+                        self.agent.name,
+                        self.run_timeout,
+                    )
+                    failure = AgentEvent.failure(
+                        f"agent run exceeded the run timeout ({self.run_timeout:g} s)",
+                        type=ErrorType.RUN,
+                        code=RUN_TIMEOUT_CODE,
+                    )
+                else:
+                    failure = AgentEvent.failure(
+                        agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
+                    )
                 if tools is not None:
                     tools.observe(failure)
                 yield failure
