@@ -7,7 +7,9 @@ into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
   around the whole run (tracing off: the trace context is only forwarded);
-- ``execute_tool`` spans follow the run's tool calls and results;
+- ``execute_tool`` spans follow the run's tool calls and results — unless the agent's
+  tools run in another process (a remote agent: ``Agent.tools_run_elsewhere``), which
+  records them itself;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
 - a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import TracerProvider
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events
+from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
@@ -132,7 +134,11 @@ class AgentRunner:
         )
         with self._spans.serving(caller.headers, call):
             tools = (
-                ToolSpans(tracer_provider=self._provider, record_content=self._record_content)
+                ToolSpans(
+                    tracer_provider=self._provider,
+                    record_content=self._record_content,
+                    tools=not tools_run_elsewhere(self.agent),
+                )
                 if tracing_enabled(self._provider)
                 else None
             )

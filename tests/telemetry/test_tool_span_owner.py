@@ -1,0 +1,73 @@
+"""One tool call, one ``execute_tool`` span: recorded by the process that runs the tool
+(the agent's server), not by the caller's client span nor by a proxy's server or client
+span (``docs/wire-spec.md`` §6). A proxy still marks its spans failed when the run fails."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry.trace import SpanKind, StatusCode
+from span_capture import Tracing
+
+from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.client import RemoteAgent
+from trpc_bridge.events import AgentRequest
+from trpc_bridge.server import BridgeServer, ServerOptions
+
+
+def _options(tracing: Tracing) -> ServerOptions:
+    return ServerOptions(port=0, grpc_port=0, tracer_provider=tracing.provider)
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "grpc"])
+async def test_caller_proxy_agent_record_one_tool_span(tracing: Tracing, transport: str) -> None:
+    async with (
+        BridgeServer(demo_agent(), _options(tracing)) as agent_server,
+        await RemoteAgent.connect(
+            agent_server.base_url, tracer_provider=tracing.provider
+        ) as upstream,
+        BridgeServer(upstream, _options(tracing)) as proxy,
+        await RemoteAgent.connect(
+            proxy.base_url, transport=transport, tracer_provider=tracing.provider
+        ) as caller,
+    ):
+        events = [e async for e in caller.run(AgentRequest(text="weather in Oslo"))]
+        assert any(e.choices and e.choices[0].message.tool_calls for e in events)
+        spans = await tracing.wait_for(
+            lambda found: (
+                sum(s.kind == SpanKind.SERVER for s in found) == 2
+                and sum(s.kind == SpanKind.CLIENT for s in found) == 2
+            )
+        )
+    [tool] = [s for s in spans if s.name.startswith("execute_tool")]
+    assert tool.name == "execute_tool get_weather"
+    # Walk up from the tool: agent SERVER ← proxy CLIENT ← proxy SERVER ← caller CLIENT.
+    by_id = {s.context.span_id: s for s in spans}
+    chain = [tool]
+    while chain[-1].parent is not None:
+        chain.append(by_id[chain[-1].parent.span_id])
+    kinds = [s.kind for s in chain[1:]]
+    assert kinds == [SpanKind.SERVER, SpanKind.CLIENT, SpanKind.SERVER, SpanKind.CLIENT]
+
+
+async def test_a_proxy_still_marks_a_failed_run(tracing: Tracing) -> None:
+    async with (
+        BridgeServer(demo_agent(), _options(tracing)) as agent_server,
+        await RemoteAgent.connect(
+            agent_server.base_url, tracer_provider=tracing.provider
+        ) as upstream,
+        BridgeServer(upstream, _options(tracing)) as proxy,
+        await RemoteAgent.connect(proxy.base_url, tracer_provider=tracing.provider) as caller,
+    ):
+        events = [e async for e in caller.run(AgentRequest(text="please fail"))]
+        assert events[-1].is_terminal_error()
+        spans = await tracing.wait_for(
+            lambda found: (
+                sum(s.kind == SpanKind.SERVER for s in found) == 2
+                and sum(s.kind == SpanKind.CLIENT for s in found) == 2
+            )
+        )
+    assert all(
+        s.status.status_code == StatusCode.ERROR
+        for s in spans
+        if s.kind in (SpanKind.SERVER, SpanKind.CLIENT)
+    )
