@@ -16,12 +16,23 @@ from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
 from trpc_bridge.client.card import RemoteAgentError
 from trpc_bridge.client.remote_agent import RemoteAgent
-from trpc_bridge.events import AgentRequest, ResponseError
+from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError
 
 
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _empty_chunk(event: AgentEvent) -> bool:
+    """A chunk that carries nothing: what a unary (``message/send``) result keeps of each
+    partial chunk, as trpc packs it (a metadata-only history message). Not worth a line."""
+    return (
+        event.object == ObjectType.CHUNK
+        and event.error is None
+        and not event.state_delta
+        and all(c.message.is_empty() and c.delta.is_empty() for c in event.choices)
+    )
 
 
 async def run_call(
@@ -49,7 +60,8 @@ async def run_call(
         ):
             async for event in events:
                 if json_lines:
-                    _write(event.to_json_line() + "\n")
+                    if not _empty_chunk(event):
+                        _write(event.to_json_line() + "\n")
                 else:
                     view.show(event)
                 if event.error is not None and event.is_terminal_error():
