@@ -32,7 +32,7 @@ _NOT_REFUSALS = frozenset(
 Decoder = Callable[[bytes], Any]
 
 
-def _decode(decoder: Decoder, raw: bytes, method: str) -> tuple[Any, str]:
+def decode_request(decoder: Decoder, raw: bytes, method: str) -> tuple[Any, str]:
     """The request, or why it is not one (empty reason: decoded)."""
     try:
         return decoder(raw), ""
@@ -52,7 +52,7 @@ class _Call:
     async def request(self, decoder: Decoder | None, raw: bytes) -> Any:
         if decoder is None:
             return raw
-        request, refused = _decode(decoder, raw, self.method)
+        request, refused = decode_request(decoder, raw, self.method)
         if refused:
             await self.context.abort(grpc.StatusCode.INVALID_ARGUMENT, refused)
         return request

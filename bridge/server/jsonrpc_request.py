@@ -41,9 +41,9 @@ from google.protobuf.message import Message as ProtoMessage
 from pydantic import BaseModel, ValidationError
 
 from trpc_bridge.codecs.encoding import WireVersion
+from trpc_bridge.json_body import BodyError, check_json, dotted_path, parse_json
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.call_context import requested_major
-from trpc_bridge.server.json_body import BodyError, check_json, dotted_path, parse_json
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

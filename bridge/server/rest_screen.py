@@ -5,7 +5,7 @@
   route without ``A2A-Version: 1.x`` is told what to send (HTTP 400,
   ``VERSION_NOT_SUPPORTED``). a2a-sdk's unadvertised 0.3 REST routes (``/v1/…``) are left
   to it.
-- A ``POST`` body is read as strict JSON (:mod:`~trpc_bridge.server.json_body`): bytes
+- A ``POST`` body is read as strict JSON (:mod:`~trpc_bridge.json_body`): bytes
   that are not UTF-8, malformed JSON, or JSON no A2A message can hold (too deep, a lone
   surrogate) get HTTP 400 ``INVALID_ARGUMENT`` with the reason, where a2a-sdk answers
   500 "unknown exception" and logs a traceback.
@@ -28,9 +28,9 @@ from a2a.utils.errors import (
 )
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.call_context import requested_major
-from trpc_bridge.server.json_body import BodyError, read_json
 from trpc_bridge.server.limits import replaying
 
 #: The 1.0 REST routes a2a-sdk mounts (optionally under a ``/{tenant}`` segment).

@@ -1,4 +1,5 @@
-"""Request bodies read as strict JSON, the same way on every HTTP door (JSON-RPC, REST).
+"""JSON read strictly, the same way on every HTTP door (JSON-RPC, REST, AG-UI) and for
+what a remote server streams to the client.
 
 Python's ``json`` module alone turns a client's mistake into a server error: bytes that
 are not UTF-8 raise ``UnicodeDecodeError``, 10,000 nested brackets ``RecursionError``,
@@ -48,12 +49,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-def parse_json(body: bytes) -> Any:
+def parse_json(body: bytes | str) -> Any:
     """``body`` as JSON (strict UTF-8, no ``NaN``/``Infinity``); raises
     :class:`BodyError` with ``syntax=True``."""
     try:
-        text = body.decode("utf-8")
+        text = body if isinstance(body, str) else body.decode("utf-8")
     except UnicodeDecodeError as exc:
+        assert isinstance(body, bytes)
         byte = body[exc.start]
         raise BodyError(
             f"body is not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start})", syntax=True
