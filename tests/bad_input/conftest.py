@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from running_stream import LIMIT, RunningStream, Ticker
 
 from trpc_bridge.server import BridgeServer, ServerOptions
+
+from .running_stream import LIMIT, RunningStream, Ticker
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from running_stream import LIMIT, RunningStream
 
 from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

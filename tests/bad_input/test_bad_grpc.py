@@ -8,9 +8,10 @@ import struct
 
 import grpc
 import pytest
-from running_stream import LIMIT, RunningStream
 
 from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -129,7 +130,9 @@ CASES: dict[str, tuple[str, bytes, tuple[tuple[str, str], ...], grpc.StatusCode,
 }
 
 
-async def call_raw(server: BridgeServer, method: str, raw: bytes, metadata: tuple) -> None:
+async def call_raw(
+    server: BridgeServer, method: str, raw: bytes, metadata: tuple[tuple[str, str], ...]
+) -> None:
     """Call ``method`` with ``raw`` request bytes (unary or server-streaming)."""
     async with grpc.aio.insecure_channel(server.grpc_address) as channel:
         if method.endswith("Streaming" + "Message"):

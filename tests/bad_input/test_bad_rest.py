@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from running_stream import LIMIT, RunningStream, error_info, nested
 
 from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream, error_info, nested
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

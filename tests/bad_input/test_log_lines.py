@@ -14,18 +14,19 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
-from running_stream import LIMIT
-from test_bad_agui import CASES as AGUI
-from test_bad_grpc import CASES as GRPC
-from test_bad_grpc import call_raw
-from test_bad_jsonrpc import CASES as JSONRPC
-from test_bad_rest import CASES as REST
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.refusals import LIMIT as LOG_BUDGET
 from trpc_bridge.server.refusals import install_refusal_logging
 from trpc_bridge.server.refusals import log as refusal_log
+
+from .running_stream import LIMIT
+from .test_bad_agui import CASES as AGUI
+from .test_bad_grpc import CASES as GRPC
+from .test_bad_grpc import call_raw
+from .test_bad_jsonrpc import CASES as JSONRPC
+from .test_bad_rest import CASES as REST
 
 
 @pytest.fixture
@@ -81,8 +82,8 @@ def test_a_flood_of_bad_requests_is_rate_limited() -> None:
         text=True,
     )
     url = f"http://127.0.0.1:{port}/"
-    bad = {"content": b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', "headers": {}}
-    bad["headers"] = {"content-type": "application/json"}
+    bad = b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}'
+    headers = {"content-type": "application/json"}
     try:
         with httpx.Client(timeout=30) as http:
             for _ in range(300):
@@ -92,9 +93,11 @@ def test_a_flood_of_bad_requests_is_rate_limited() -> None:
                 except httpx.HTTPError:
                     time.sleep(0.05)
             for _ in range(300):
-                assert http.post(url, **bad).json()["error"]["code"] == -32700
+                assert (
+                    http.post(url, content=bad, headers=headers).json()["error"]["code"] == -32700
+                )
             time.sleep(1.0)  # the budget refills
-            http.post(url, **bad)
+            http.post(url, content=bad, headers=headers)
     finally:
         server.terminate()
         _, stderr = server.communicate(timeout=30)

@@ -53,7 +53,7 @@ def one_input(data: bytes) -> None:
             argument = json.loads(payload)
         except (ValueError, RecursionError):
             return  # not JSON: the frame decoders read parsed JSON only
-    with contextlib.suppress(target.typed):
+    with contextlib.suppress(*target.typed):
         target.run(argument)
 
 
