@@ -23,7 +23,7 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.sse import read_events
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
 from trpc_bridge.json_body import BodyError, parse_json
 
 _METHODS = {
@@ -116,7 +116,9 @@ class JsonRpcTransport:
                 headers=self._headers(headers, "application/json"),
             )
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
         return _result(_response_json(response, method), method)
 
     async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
@@ -144,7 +146,9 @@ class JsonRpcTransport:
         try:
             response = await self._http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
         try:
             content_type = response.headers.get("content-type", "")
             if not content_type.startswith("text/event-stream"):
@@ -159,7 +163,7 @@ class JsonRpcTransport:
                     yield result
         except httpx.HTTPError as exc:
             raise RemoteCallError(
-                f"{method} stream from {self._endpoint.url} broke: {exc!r}"
+                f"{method} stream from {self._endpoint.url} broke: {failure_text(exc)}"
             ) from exc
         finally:
             await response.aclose()

@@ -19,7 +19,7 @@ from a2a.client.errors import A2AClientError
 from a2a.types import AgentCard, CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest
 from a2a.utils.errors import A2AError
 
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
 from trpc_bridge.codecs.a2a_frames import proto_to_json
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
@@ -59,7 +59,7 @@ class SdkTransport:
             ):
                 yield proto_to_json(response)
         except _FAILURES as exc:
-            raise RemoteCallError(f"stream failed: {exc!r}") from exc
+            raise RemoteCallError(f"stream failed: {failure_text(exc)}") from exc
 
     async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
         client = self._client(streaming=False)
@@ -70,7 +70,7 @@ class SdkTransport:
             ):
                 results.append(proto_to_json(response))
         except _FAILURES as exc:
-            raise RemoteCallError(f"send failed: {exc!r}") from exc
+            raise RemoteCallError(f"send failed: {failure_text(exc)}") from exc
         if not results:
             raise RemoteCallError("send returned no result")
         return results[-1]
@@ -81,7 +81,7 @@ class SdkTransport:
                 GetTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"get task failed: {exc!r}") from exc
+            raise RemoteCallError(f"get task failed: {failure_text(exc)}") from exc
         return proto_to_json(task)
 
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
@@ -90,7 +90,7 @@ class SdkTransport:
                 CancelTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"cancel failed: {exc!r}") from exc
+            raise RemoteCallError(f"cancel failed: {failure_text(exc)}") from exc
 
     async def aclose(self) -> None:
         for client in self._clients.values():
