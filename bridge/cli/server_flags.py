@@ -129,6 +129,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
         ),
     ),
+    "playground": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--playground/--no-playground",
+            help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
+        ),
+    ),
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
@@ -194,6 +202,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         keep_alive=flags["keep_alive"],
         max_connections=flags["max_connections"],
         run_timeout=flags["run_timeout"],
+        playground=flags["playground"],
     )
 
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
-from opentelemetry.trace import TracerProvider
+from opentelemetry.trace import SpanContext, TracerProvider
 
 from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
@@ -120,10 +120,18 @@ class AgentRunner:
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
 
     async def run(
-        self, request: AgentRequest, caller: Caller, *, task_id: str = ""
+        self,
+        request: AgentRequest,
+        caller: Caller,
+        *,
+        task_id: str = "",
+        on_span: Callable[[SpanContext], object] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
-        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent."""
+        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
+
+        ``on_span`` is told the SERVER span once it is open (not at all with tracing
+        off), for a door that names the run's trace to its caller."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -132,7 +140,9 @@ class AgentRunner:
             user_id=caller.user_id,
             input_text=request.text,
         )
-        with self._spans.serving(caller.headers, call):
+        with self._spans.serving(caller.headers, call) as span:
+            if span is not None and on_span is not None:
+                on_span(span.get_span_context())
             tools = (
                 ToolSpans(
                     tracer_provider=self._provider,

@@ -5,7 +5,7 @@ and the bounded atheris run (``atheris_run.py``, started by ``test_atheris_run.p
 The invariant is the same for every target: for any input it returns or raises one of
 its ``typed`` errors, never anything else, in bounded memory.
 
-**Adding a parser** (a new wire, e.g. the tfrs overlay or E2A): append a
+**Adding a parser** (a new wire, e.g. the tfrs overlay): append a
 :class:`FuzzTarget` to :data:`TARGETS` — a name, a function of the raw input, the
 exceptions it may raise, and ``json=True`` when it reads an already-parsed JSON value
 (a frame) rather than bytes. Nothing else needs editing; give it seeds in
@@ -29,6 +29,10 @@ from vector_files import VECTORS
 from trpc_bridge.client.jsonrpc import stream_result
 from trpc_bridge.client.transport import RemoteCallError
 from trpc_bridge.codecs.agui_request import request_from_run_input
+from trpc_bridge.codecs.e2a.a2a import envelope_from_a2a_send_message
+from trpc_bridge.codecs.e2a.acp_inbound import envelope_from_acp_jsonrpc
+from trpc_bridge.codecs.e2a.errors import E2AError
+from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AResponse
 from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
 from trpc_bridge.codecs.trpc_keys import CodecError
 from trpc_bridge.json_body import BodyError, read_json
@@ -88,6 +92,10 @@ TARGETS: list[FuzzTarget] = [
     FuzzTarget("client SSE frame (remote server's stream)", _client_frame, (RemoteCallError,)),
     FuzzTarget("A2A stream frames (0.3 and 1.0 wires)", _stream, json=True),
     FuzzTarget("A2A unary result (0.3 and 1.0 wires)", decode_result, (CodecError,), json=True),
+    FuzzTarget("E2A envelope", E2AEnvelope.from_dict, (E2AError,), json=True),
+    FuzzTarget("E2A response", E2AResponse.from_dict, (E2AError,), json=True),
+    FuzzTarget("ACP JSON-RPC call → E2A", envelope_from_acp_jsonrpc, (E2AError,), json=True),
+    FuzzTarget("A2A SendMessage → E2A", envelope_from_a2a_send_message, (E2AError,), json=True),
 ]
 
 
