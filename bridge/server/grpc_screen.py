@@ -13,6 +13,7 @@ refusal, logged by :func:`~trpc_bridge.server.refusals.log_refusal`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -57,15 +58,22 @@ class _Call:
             await self.context.abort(grpc.StatusCode.INVALID_ARGUMENT, refused)
         return request
 
-    async def failed(self, exc: Exception) -> None:
-        logger.error("gRPC %s failed", self.method, exc_info=exc)
-        await self.context.abort(grpc.StatusCode.INTERNAL, "internal server error")
-
-    def ended(self) -> None:
-        code = self.context.code()
-        if isinstance(code, grpc.StatusCode) and code not in _NOT_REFUSALS:
-            answer = f"{code.name} {self.context.details() or ''}".rstrip()
-            log_refusal(f"gRPC {self.method}", self.context.peer(), answer)
+    @contextlib.asynccontextmanager
+    async def guarded(self) -> AsyncIterator[None]:
+        """Around the servicer: its unexpected exception is a bug (logged with its
+        traceback, answered INTERNAL without its text); any refusal is logged once."""
+        try:
+            yield
+        except (asyncio.CancelledError, grpc.aio.AbortError, GeneratorExit):
+            raise
+        except Exception as exc:
+            logger.error("gRPC %s failed", self.method, exc_info=exc)
+            await self.context.abort(grpc.StatusCode.INTERNAL, "internal server error")
+        finally:
+            code = self.context.code()
+            if isinstance(code, grpc.StatusCode) and code not in _NOT_REFUSALS:
+                answer = f"{code.name} {self.context.details() or ''}".rstrip()
+                log_refusal(f"gRPC {self.method}", self.context.peer(), answer)
 
 
 def _unary(
@@ -73,14 +81,8 @@ def _unary(
 ) -> Callable[[bytes, grpc.aio.ServicerContext], Awaitable[Any]]:
     async def screened(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
         call = _Call(method, context)
-        try:
+        async with call.guarded():
             return await behavior(await call.request(decoder, raw), context)
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
-        except Exception as exc:
-            await call.failed(exc)
-        finally:
-            call.ended()
 
     return screened
 
@@ -90,15 +92,9 @@ def _streaming(
 ) -> Callable[[bytes, grpc.aio.ServicerContext], AsyncIterator[Any]]:
     async def screened(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         call = _Call(method, context)
-        try:
+        async with call.guarded():
             async for response in behavior(await call.request(decoder, raw), context):
                 yield response
-        except (asyncio.CancelledError, grpc.aio.AbortError, GeneratorExit):
-            raise
-        except Exception as exc:
-            await call.failed(exc)
-        finally:
-            call.ended()
 
     return screened
 
