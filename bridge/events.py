@@ -282,13 +282,14 @@ class AgentEvent(BaseModel):
         )
 
     @classmethod
-    def tool_calls(cls, calls: list[ToolCall], response_id: str) -> AgentEvent:
-        """An LLM response that asks for one or more tool calls."""
-        return cls(
-            id=response_id,
-            object=ObjectType.COMPLETION,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, tool_calls=calls))],
-        )
+    def tool_calls(
+        cls, calls: list[ToolCall], response_id: str, *, reasoning: str = ""
+    ) -> AgentEvent:
+        """An LLM response that asks for one or more tool calls; ``reasoning`` is the
+        response's complete reasoning, as a model's final response carries it (what a
+        unary caller sees: partial chunks do not reach it)."""
+        message = ChatMessage(role=Role.ASSISTANT, reasoning_content=reasoning, tool_calls=calls)
+        return cls(id=response_id, object=ObjectType.COMPLETION, choices=[Choice(message=message)])
 
     @classmethod
     def tool_call(
@@ -298,11 +299,12 @@ class AgentEvent(BaseModel):
         *,
         call_id: str,
         response_id: str,
+        reasoning: str = "",
     ) -> AgentEvent:
         """A single tool call; mapping arguments are serialised to a JSON string."""
         args = arguments if isinstance(arguments, str) else json.dumps(arguments)
         call = ToolCall(id=call_id, function=FunctionCall(name=name, arguments=args))
-        return cls.tool_calls([call], response_id)
+        return cls.tool_calls([call], response_id, reasoning=reasoning)
 
     @classmethod
     def tool_result(

@@ -124,8 +124,8 @@ class AgentInvocation:
         return headers
 
     def observe(self, event: AgentEvent) -> None:
-        """Feed each decoded event: tool calls become ``execute_tool`` spans, errors mark
-        the call failed."""
+        """Feed each decoded event: a terminal error marks the call failed. The remote
+        agent's tool calls are not spans here: the process that ran them records them."""
         if self._tools is not None:
             self._tools.observe(event)
 
@@ -162,7 +162,9 @@ def invoke_agent_span(
         attributes=attributes,
     )
     span_context = trace.set_span_in_context(span, parent)
-    tools = ToolSpans(parent=span_context, tracer_provider=tracer_provider, record_content=record)
+    tools = ToolSpans(
+        parent=span_context, tracer_provider=tracer_provider, record_content=record, tools=False
+    )
     try:
         yield AgentInvocation(span, span_context, tools)
     except NOT_FAILURES:
@@ -191,8 +193,9 @@ def trace_remote_run(
     request and decodes the answer. The span's context is current only while that
     generator runs (one step at a time), so code in it that injects the *current*
     context (:func:`inject_headers`) propagates this span, and the consumer between
-    events is left untouched. Tool calls become ``execute_tool`` spans; a terminal error
-    event marks the span failed. With tracing off ``events`` comes back as is.
+    events is left untouched. A terminal error event marks the span failed; the remote
+    agent's tool calls are the remote process's spans, not this one's. With tracing off
+    ``events`` comes back as is.
     """
     if not tracing_enabled(tracer_provider):
         return events

@@ -25,12 +25,23 @@ from trpc_bridge.client.card import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.tfrs import ProgressItem
-from trpc_bridge.events import AgentRequest, ResponseError, Role
+from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
 
 
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _empty_chunk(event: AgentEvent) -> bool:
+    """A chunk that carries nothing: what a unary (``message/send``) result keeps of each
+    partial chunk, as trpc packs it (a metadata-only history message). Not worth a line."""
+    return (
+        event.object == ObjectType.CHUNK
+        and event.error is None
+        and not event.state_delta
+        and all(c.message.is_empty() and c.delta.is_empty() for c in event.choices)
+    )
 
 
 async def run_call(
@@ -65,7 +76,8 @@ async def run_call(
         ):
             async for event in events:
                 if json_lines:
-                    _write(event.to_json_line() + "\n")
+                    if not _empty_chunk(event):
+                        _write(event.to_json_line() + "\n")
                 elif progress:
                     answer.add(event)  # shown once the run is over
                 else:

@@ -58,5 +58,5 @@ def proxy(
     try:
         run_until_interrupted(run_proxy(upstream, options, typer.echo))
     except RemoteAgentError as exc:
-        typer.echo(f"cannot proxy {upstream}: {exc}", err=True)
+        typer.echo(f"error: cannot proxy {upstream}: {exc}", err=True)
         raise typer.Exit(1) from exc

@@ -104,6 +104,32 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "header_timeout": _Flag(
+        float,
+        typer.Option(
+            10.0, help="Seconds for a request head to arrive (else 408 and the connection closes)."
+        ),
+    ),
+    "body_timeout": _Flag(
+        float,
+        typer.Option(30.0, help="Seconds for a whole request body to arrive (else 408)."),
+    ),
+    "keep_alive": _Flag(
+        int, typer.Option(5, help="Seconds an idle HTTP keep-alive connection stays open.")
+    ),
+    "max_connections": _Flag(
+        int,
+        typer.Option(
+            1000, help="Concurrent HTTP connections (streams included); more get HTTP 503."
+        ),
+    ),
+    "run_timeout": _Flag(
+        float,
+        typer.Option(
+            0.0,
+            help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
+        ),
+    ),
     "playground": _Flag(
         bool,
         typer.Option(
@@ -124,9 +150,31 @@ SERVER_FLAGS: dict[str, _Flag] = {
     ),
 }
 
+#: Flags that must be above zero (``run_timeout`` may be 0: no limit).
+_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+
+
+_MAX_PORT = 65535
+
+
+class FlagError(ValueError):
+    """A flag value that cannot be served: one line on stderr, exit 2."""
+
+
+def _check_ports(port: int, grpc_port: int) -> None:
+    if not 0 <= port <= _MAX_PORT:
+        raise FlagError(f"--port {port} is not a TCP port (0-{_MAX_PORT}; 0 = any free port)")
+    if not -1 <= grpc_port <= _MAX_PORT:
+        raise FlagError(
+            f"--grpc-port {grpc_port} is not a TCP port (0-{_MAX_PORT}; 0 = any free, -1 = off)"
+        )
+    if port != 0 and port == grpc_port:
+        raise FlagError(f"--port and --grpc-port are both {port}: HTTP and gRPC need a port each")
+
 
 def server_options(flags: dict[str, Any]) -> ServerOptions:
-    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`."""
+    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
+    :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
     from trpc_bridge.server.push_policy import PushPolicy
@@ -134,8 +182,14 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     try:
         policy = parse_negotiation(flags["negotiation"])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--negotiation") from None
+        raise FlagError(f"--negotiation: {exc}") from None
     grpc_port: int = flags["grpc_port"]
+    _check_ports(flags["port"], grpc_port)
+    for name in _POSITIVE:
+        if flags[name] <= 0:
+            raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    if flags["run_timeout"] < 0:
+        raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
@@ -154,6 +208,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             allow_hosts=tuple(flags["push_allow_host"] or ()),
             allow_loopback=flags["push_allow_loopback"],
         ),
+        header_timeout=flags["header_timeout"],
+        body_timeout=flags["body_timeout"],
+        keep_alive=flags["keep_alive"],
+        max_connections=flags["max_connections"],
+        run_timeout=flags["run_timeout"],
         playground=flags["playground"],
         legacy_card=flags["legacy_card"],
     )
@@ -173,7 +232,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(command)
     def with_flags(**values: Any) -> None:
         flags = {name: values.pop(name) for name in SERVER_FLAGS}
-        command(options=server_options(flags), **values)
+        try:
+            options = server_options(flags)
+        except FlagError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        command(options=options, **values)
 
     # Typer reads the signature and the type hints (resolved in the command's module).
     with_flags.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]

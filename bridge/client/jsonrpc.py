@@ -12,7 +12,6 @@ no ``A2A-Version`` header. 1.0: PascalCase methods, ProtoJSON, ``A2A-Version: 1.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
@@ -24,7 +23,8 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.sse import read_events
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
+from trpc_bridge.json_body import BodyError, parse_json
 
 _METHODS = {
     "0.3": {
@@ -49,6 +49,31 @@ def _message_json(message: Message, version: str) -> dict[str, Any]:
         return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
     as_dict: dict[str, Any] = MessageToDict(message)
     return as_dict
+
+
+_SKIPPED = object()
+
+
+def stream_result(data: str, method: str) -> Any:
+    """The result one SSE frame's ``data`` carries; ``_SKIPPED`` for a frame that is not
+    JSON (trpc's reader skips those too; JSON nested past the parser's depth is not JSON
+    either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client skips
+    error frames, the bridge reports the failed stream."""
+    try:
+        envelope = parse_json(data)
+    except BodyError:
+        return _SKIPPED
+    if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
+        return envelope  # a bare result, without the JSON-RPC envelope
+    return _result(envelope, method)
+
+
+def _response_json(response: httpx.Response, method: str) -> Any:
+    try:
+        return parse_json(response.content)
+    except BodyError:
+        kind = response.headers.get("content-type", "") or "no type"
+        raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
 
 
 def _result(envelope: Any, method: str) -> Any:
@@ -93,12 +118,10 @@ class JsonRpcTransport:
                 headers=self._headers(headers, "application/json"),
             )
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
-        try:
-            envelope = response.json()
-        except ValueError:
-            raise RemoteCallError(f"{method}: HTTP {response.status_code}, not JSON") from None
-        return _result(envelope, method)
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
+        return _result(_response_json(response, method), method)
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
@@ -139,37 +162,24 @@ class JsonRpcTransport:
         try:
             response = await self._http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
         try:
             content_type = response.headers.get("content-type", "")
             if not content_type.startswith("text/event-stream"):
                 # An error before the stream started comes back as plain JSON.
                 await response.aread()
-                try:
-                    envelope = response.json()
-                except ValueError:
-                    raise RemoteCallError(
-                        f"{method}: HTTP {response.status_code} ({content_type or 'no type'})"
-                    ) from None
+                envelope = _response_json(response, method)
                 yield _result(envelope, method)  # a server may answer with a single result
                 return
             async for event in read_events(response.aiter_lines()):
-                try:
-                    envelope = json.loads(event.data)
-                except ValueError:
-                    continue  # not JSON: trpc's reader skips such frames too
-                if (
-                    isinstance(envelope, Mapping)
-                    and "jsonrpc" not in envelope
-                    and "error" not in envelope
-                ):
-                    yield envelope  # a bare result, without the JSON-RPC envelope
-                    continue
-                # Go's client skips error frames; a failed stream is reported instead.
-                yield _result(envelope, method)
+                result = stream_result(event.data, method)
+                if result is not _SKIPPED:
+                    yield result
         except httpx.HTTPError as exc:
             raise RemoteCallError(
-                f"{method} stream from {self._endpoint.url} broke: {exc!r}"
+                f"{method} stream from {self._endpoint.url} broke: {failure_text(exc)}"
             ) from exc
         finally:
             await response.aclose()

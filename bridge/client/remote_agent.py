@@ -82,6 +82,10 @@ class RemoteAgent:
     """A remote A2A agent. Build it with :meth:`connect`; close it with :meth:`aclose`
     (or ``async with``)."""
 
+    #: Its tools run in the remote process, which records their spans (not a proxy's
+    #: runner serving this agent, nor this client).
+    tools_run_elsewhere = True
+
     def __init__(
         self,
         card: ResolvedCard,

@@ -27,7 +27,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import A2AError
 
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
 from trpc_bridge.codecs.a2a_frames import proto_to_json
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
@@ -65,7 +65,7 @@ class SdkTransport:
             async for response in responses:
                 yield proto_to_json(response)
         except _FAILURES as exc:
-            raise RemoteCallError(f"{call} failed: {exc!r}") from exc
+            raise RemoteCallError(f"{call} failed: {failure_text(exc)}") from exc
 
     def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
         responses = self._client(streaming=True).send_message(
@@ -91,7 +91,7 @@ class SdkTransport:
             async for response in client.send_message(request, context=self._context(headers)):
                 results.append(proto_to_json(response))
         except _FAILURES as exc:
-            raise RemoteCallError(f"send failed: {exc!r}") from exc
+            raise RemoteCallError(f"send failed: {failure_text(exc)}") from exc
         if not results:
             raise RemoteCallError("send returned no result")
         return results[-1]
@@ -102,7 +102,7 @@ class SdkTransport:
                 GetTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"get task failed: {exc!r}") from exc
+            raise RemoteCallError(f"get task failed: {failure_text(exc)}") from exc
         return proto_to_json(task)
 
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
@@ -111,7 +111,7 @@ class SdkTransport:
                 CancelTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"cancel failed: {exc!r}") from exc
+            raise RemoteCallError(f"cancel failed: {failure_text(exc)}") from exc
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Protocol
 
+import grpc
+import httpx
 from a2a.types import Message
 
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
@@ -17,6 +19,26 @@ from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 
 class RemoteCallError(RuntimeError):
     """A call to the remote agent failed (HTTP status, JSON-RPC error, broken stream)."""
+
+
+def failure_text(exc: BaseException) -> str:
+    """What went wrong with a call, in words: the text reaches the caller's events (and,
+    through a proxy, its own callers), so it never is Python's ``repr`` of an exception."""
+    if isinstance(exc, httpx.TimeoutException):
+        return "timed out"
+    if isinstance(exc, httpx.ConnectError):
+        return "cannot connect"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the connection closed before the answer was complete"
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"HTTP {exc.response.status_code}"
+    if isinstance(exc, httpx.HTTPError):
+        return f"HTTP transport error ({type(exc).__name__})"
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return f"gRPC {exc.code().name}: {exc.details() or ''}".rstrip(": ")
+    if isinstance(exc, grpc.RpcError):
+        return "gRPC call failed"
+    return str(exc) or type(exc).__name__
 
 
 def run_error_event(message: str, request: AgentRequest, author: str) -> AgentEvent:

@@ -1,6 +1,7 @@
 """``POST /agui``: the AG-UI 1.0 door to any agent, through the agent runner.
 
-The body is an AG-UI ``RunAgentInput`` (HTTP 400 with a JSON error when it is not one);
+The body is an AG-UI ``RunAgentInput``, read as strict JSON like every door's
+(:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one;
 its last user message becomes the :class:`~trpc_bridge.events.AgentRequest` (``threadId``
 → context id, ``runId`` → invocation id). The caller's identity and trace context are
 resolved by the runner exactly as for A2A (``X-User-ID``, ``traceparent``), and the run
@@ -34,6 +35,7 @@ from starlette.routing import BaseRoute, Route
 from trpc_bridge.codecs.agui import AguiTranslator
 from trpc_bridge.codecs.agui_request import request_from_run_input
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.server.identity import IdentityError, lower_headers
 from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner, caller_of
 
@@ -45,7 +47,9 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
 
     async def run(request: Request) -> Response:
         try:
-            run_input = RunAgentInput.model_validate_json(await request.body())
+            run_input = RunAgentInput.model_validate(read_json(await request.body()))
+        except BodyError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
         except ValidationError as exc:
             detail = exc.errors(include_url=False, include_input=False, include_context=False)
             return JSONResponse(

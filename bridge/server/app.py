@@ -31,7 +31,7 @@ import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+from a2a.server.routes import create_rest_routes
 from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
@@ -47,14 +47,25 @@ from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.grpc_screen import GrpcScreen
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
-from trpc_bridge.server.http_listener import HttpListener
-from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.http_listener import HttpListener, check_port_free
+from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
+from trpc_bridge.server.limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEP_ALIVE,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    RequestLimits,
+)
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
+from trpc_bridge.server.rest_screen import RestScreen
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
@@ -85,6 +96,17 @@ class ServerOptions:
     #: Push notifications (declared on the card); their webhook URL screen.
     push: bool = True
     push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    #: Seconds an idle HTTP keep-alive connection stays open.
+    keep_alive: int = DEFAULT_KEEP_ALIVE
+    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
+    #: RESOURCE_EXHAUSTED past as many concurrent calls).
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: Seconds an agent run may take on any door before it is cancelled and fails with a
+    #: ``run_error``; 0 = no limit.
+    run_timeout: float = 0.0
     #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
     playground: bool = True
     #: ``agent-card.json`` also carries the 0.3 fields for requests without
@@ -98,11 +120,15 @@ class BridgeServer:
     def __init__(self, agent: Agent, options: ServerOptions | None = None) -> None:
         self.agent = agent
         self.options = options or ServerOptions()
+        install_refusal_logging()
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
         self.runner = AgentRunner(
-            agent, self.task_store, tracer_provider=self.options.tracer_provider
+            agent,
+            self.task_store,
+            tracer_provider=self.options.tracer_provider,
+            run_timeout=self.options.run_timeout,
         )
         self.push: PushDelivery | None = None
         if self.options.push:
@@ -198,10 +224,7 @@ class BridgeServer:
             same_origin=public_card(card),
             legacy_card=self.options.legacy_card,
         )
-        for path in self._jsonrpc_paths():
-            routes.extend(
-                create_jsonrpc_routes(self.handler, rpc_url=path, enable_v0_3_compat=True)
-            )
+        routes.extend(jsonrpc_routes(self.handler, self._jsonrpc_paths()))
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
         routes.extend(agui_routes(self.runner, path=agui_path))
@@ -210,15 +233,23 @@ class BridgeServer:
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
-        limits = Middleware(
-            RequestLimits,
-            max_bytes=self.options.max_request_bytes,
-            jsonrpc_paths=self._jsonrpc_paths(),
-        )
-        media_types = Middleware(
-            MediaTypes, jsonrpc_paths=self._jsonrpc_paths(), unchecked_paths=[agui_path]
-        )
-        return Starlette(routes=routes, middleware=[limits, media_types])
+        jsonrpc = self._jsonrpc_paths()
+        middleware = [
+            Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            Middleware(
+                RequestLimits,
+                max_bytes=self.options.max_request_bytes,
+                jsonrpc_paths=jsonrpc,
+                body_timeout=self.options.body_timeout,
+            ),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(
+                RestScreen,
+                base_path=self.base_path,
+                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+            ),
+        ]
+        return Starlette(routes=routes, middleware=middleware)
 
     # --- serving --------------------------------------------------------------------
 
@@ -230,22 +261,32 @@ class BridgeServer:
         self.http_port = self._http.port
         try:
             if self.grpc_port is not None:
+                check_port_free(host, self.grpc_port, "gRPC")
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
                     self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
-                    raise OSError(f"cannot listen for gRPC on {address}") from exc
+                    raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
-            await self._http.start(self.starlette_app())
+            await self._http.start(
+                self.starlette_app(),
+                header_timeout=self.options.header_timeout,
+                keep_alive=self.options.keep_alive,
+                max_connections=self.options.max_connections,
+            )
         except BaseException:
             await self.stop()
             raise
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
+            interceptors=[GrpcScreen()],
+            maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
+                ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
                 # the same port would start and split the traffic. Fail instead.
                 ("grpc.so_reuseport", 0),
@@ -263,15 +304,21 @@ class BridgeServer:
         return server
 
     async def stop(self) -> None:
-        if self._http is not None:
-            await self._http.stop()
-        if self._grpc is not None:
-            await self._grpc.stop(grace=1)
-        if self.push is not None:
-            await self.push.close()
-        engine = getattr(self.task_store, "engine", None)
-        if engine is not None:
-            await engine.dispose()
+        # Each part stops even when another failed: a gRPC server left running would
+        # shut down from its finaliser after the loop is gone ("Event loop is closed").
+        try:
+            if self._http is not None:
+                await self._http.stop()
+        finally:
+            try:
+                if self._grpc is not None:
+                    await self._grpc.stop(grace=1)
+            finally:
+                if self.push is not None:
+                    await self.push.close()
+                engine = getattr(self.task_store, "engine", None)
+                if engine is not None:
+                    await engine.dispose()
 
     async def serve(self, echo: Callable[[str], object] | None = None) -> None:
         """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
