@@ -30,4 +30,8 @@ def serve(
     except AgentLoadError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    run_until_interrupted(BridgeServer(loaded, options).serve(typer.echo))
+
+    async def main() -> None:  # built inside: a task store it cannot use is a clean error
+        await BridgeServer(loaded, options).serve(typer.echo)
+
+    run_until_interrupted(main())

@@ -47,7 +47,9 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "task_store": _Flag(
         str,
         typer.Option(
-            "", help="Task store URL: empty = memory, sqlite:////abs/x.db, postgresql+asyncpg://…"
+            "",
+            help="Task store URL: empty = memory, sqlite:////abs/path/tasks.db (four slashes: "
+            "an absolute path), postgresql://user@host:5432/db. Checked at start.",
         ),
     ),
     "keep_tasks": _Flag(
@@ -162,13 +164,19 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
-    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1."""
+    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
+    task store that cannot be used one line and exit 2."""
     import asyncio
     import contextlib
+
+    from trpc_bridge.server.task_store import TaskStoreError
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(main)
+    except TaskStoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc

@@ -55,7 +55,7 @@ from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
+from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, check_task_store, make_task_store
 
 
 @dataclass(frozen=True)
@@ -198,12 +198,14 @@ class BridgeServer:
     # --- serving --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop. A port
-        that cannot be bound raises ``OSError`` with nothing left running."""
+        """Check the task store, bind the ports, then serve HTTP (uvicorn) and gRPC in
+        this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
+        that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
-        self._http = HttpListener(host, self.options.port)  # binds now: fails early
-        self.http_port = self._http.port
         try:
+            await check_task_store(self.task_store, self.options.task_store)
+            self._http = HttpListener(host, self.options.port)  # binds now: fails early
+            self.http_port = self._http.port
             if self.grpc_port is not None:
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
