@@ -52,6 +52,22 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "an absolute path), postgresql://user@host:5432/db. Checked at start.",
         ),
     ),
+    "shutdown_grace": _Flag(
+        float,
+        typer.Option(
+            10.0,
+            help="Seconds running tasks get to finish after SIGTERM / Ctrl-C; then each "
+            "stream ends with a failed 'interrupted' status.",
+        ),
+    ),
+    "replica_timeout": _Flag(
+        float,
+        typer.Option(
+            30.0,
+            help="Database store: a replica without a heartbeat for this many seconds is "
+            "dead, and another one fails its running tasks.",
+        ),
+    ),
     "keep_tasks": _Flag(
         int,
         typer.Option(
@@ -131,6 +147,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         ),
         task_store=flags["task_store"],
         keep_tasks=flags["keep_tasks"],
+        shutdown_grace=flags["shutdown_grace"],
+        replica_timeout=flags["replica_timeout"],
         max_request_bytes=flags["max_request_bytes"],
         push=flags["push"],
         push_policy=PushPolicy(

@@ -20,6 +20,10 @@ memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import socket
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -46,6 +50,7 @@ from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.drain import DEFAULT_GRACE, drain
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
@@ -53,9 +58,17 @@ from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, check_task_store, make_task_store
+from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
+from trpc_bridge.server.task_store import (
+    DEFAULT_KEEP_TASKS,
+    WideIdTaskStore,
+    check_task_store,
+    make_task_store,
+)
+from trpc_bridge.server.task_tables import JournalTables, Replica
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,12 @@ class ServerOptions:
     #: Push notifications (declared on the card); their webhook URL screen.
     push: bool = True
     push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
+    shutdown_grace: float = DEFAULT_GRACE
+    #: Database store: seconds between checkpoints of a running task.
+    journal_interval: float = DEFAULT_INTERVAL
+    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
+    replica_timeout: float = DEFAULT_TIMEOUT
 
 
 class BridgeServer:
@@ -97,6 +116,10 @@ class BridgeServer:
         self.runner = AgentRunner(
             agent, self.task_store, tracer_provider=self.options.tracer_provider
         )
+        self.journal: TaskJournal | None = None
+        self.replicas: ReplicaMonitor | None = None
+        if isinstance(self.task_store, WideIdTaskStore):
+            self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
         if self.options.push:
             store = InMemoryPushNotificationConfigStore()
@@ -116,6 +139,20 @@ class BridgeServer:
         self.grpc_port = self.options.grpc_port
         self._http: HttpListener | None = None
         self._grpc: grpc.aio.Server | None = None
+        self._grpc_stopping: asyncio.Task[None] | None = None
+
+    def _durable(self, tables: JournalTables) -> None:
+        """Running tasks journaled, replicas watching each other (a database store)."""
+        self.tables = tables
+        self.journal = TaskJournal(tables, interval=self.options.journal_interval, fanout=None)
+        self.runner.tasks.journal = self.journal
+        self.replicas = ReplicaMonitor(
+            tables,
+            timeout=self.options.replica_timeout,
+            single_process=tables.dialect == "sqlite",
+            fanout=None,
+            interrupt_all=self.runner.tasks.interrupt_all,
+        )
 
     # --- addresses ------------------------------------------------------------------
 
@@ -204,8 +241,9 @@ class BridgeServer:
         host = self.options.host
         try:
             await check_task_store(self.task_store, self.options.task_store)
-            self._http = HttpListener(host, self.options.port)  # binds now: fails early
+            self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
+            await self._start_durable()
             if self.grpc_port is not None:
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
@@ -218,6 +256,14 @@ class BridgeServer:
         except BaseException:
             await self.stop()
             raise
+
+    async def _start_durable(self) -> None:
+        if self.journal is None or self.replicas is None:
+            return
+        await self.tables.create()
+        replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        await self.journal.start(replica)
+        await self.replicas.start(replica)
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
@@ -240,26 +286,58 @@ class BridgeServer:
     async def stop(self) -> None:
         if self._http is not None:
             await self._http.stop()
-        if self._grpc is not None:
+        if self._grpc_stopping is not None:
+            await self._grpc_stopping
+        elif self._grpc is not None:
             await self._grpc.stop(grace=1)
         if self.push is not None:
             await self.push.close()
+        if self.replicas is not None:
+            await self.replicas.stop()
+        if self.journal is not None:
+            await self.journal.stop()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()
 
     async def serve(self, echo: Callable[[str], object] | None = None) -> None:
-        """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
-        (Ctrl-C), stop."""
+        """Start, tell ``echo`` what is served (:meth:`describe`), run until SIGTERM or
+        Ctrl-C, shut down gracefully (:meth:`shut_down`), stop."""
         await self.start()
+        assert self._http is not None
+        requested, forced = asyncio.Event(), asyncio.Event()
+
+        def on_signal() -> None:  # the second signal: no more grace
+            (forced if requested.is_set() else requested).set()
+
+        loop = asyncio.get_running_loop()
+        signals = (signal.SIGINT, signal.SIGTERM)
+        for sig in signals:
+            loop.add_signal_handler(sig, on_signal)
         try:
             if echo is not None:
                 for line in self.describe():
                     echo(line)
-            assert self._http is not None
-            await self._http.wait()
+            serving = asyncio.ensure_future(self._http.wait())
+            asked = asyncio.ensure_future(requested.wait())
+            await asyncio.wait({serving, asked}, return_when=asyncio.FIRST_COMPLETED)
+            asked.cancel()
+            if requested.is_set():
+                await self.shut_down(forced)
         finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
             await self.stop()
+
+    async def shut_down(self, forced: asyncio.Event | None = None) -> None:
+        """Stop accepting (connections, RPCs, new runs), give running tasks
+        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        grace = self.options.shutdown_grace
+        if self._http is not None:
+            self._http.stop_accepting()
+        if self._grpc is not None:  # new RPCs refused now; running ones end below
+            self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
+        await drain(self.runner.tasks, grace, forced or asyncio.Event())
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
+from a2a.server.models import TaskModel
 from a2a.server.owner_resolver import resolve_user_scope
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import Task
@@ -108,6 +109,13 @@ class WideIdTaskStore(DatabaseTaskStore):
             async with self.engine.begin() as connection:
                 await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
 
+    def model_of(self, task: Task, owner: str) -> TaskModel:
+        """The row of ``task`` for ``owner``, to write in a transaction of the journal's."""
+        return self._to_orm(task, owner)
+
+    def task_of(self, model: TaskModel) -> Task:
+        return self._from_orm(model)
+
 
 class TaskStoreError(Exception):
     """The task store cannot be used; the message is one line for the operator."""
@@ -150,10 +158,10 @@ def make_task_store(url: str, *, keep_tasks: int = DEFAULT_KEEP_TASKS) -> TaskSt
     try:
         return WideIdTaskStore(create_async_engine(_database_url(url)))
     except (ArgumentError, ValueError) as exc:
-        raise TaskStoreError(f"task store {shown_url(url)!r}: {_first_line(exc)}") from exc
+        raise TaskStoreError(f"task store {shown_url(url)!r}: {first_line(exc)}") from exc
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     """The useful line of a driver error (SQLAlchemy wraps it and adds a help link)."""
     cause = getattr(exc, "orig", None) or exc
     text = str(cause).strip().splitlines()
@@ -181,7 +189,7 @@ async def check_task_store(store: TaskStore, url: str) -> None:
     except TimeoutError:
         reason = f"no answer within {CHECK_TIMEOUT:g} s"
     except Exception as exc:  # every driver has its own errors: report, do not crash
-        reason = _first_line(exc)
+        reason = first_line(exc)
     else:
         if found is not None and found.id == probe.id:
             return

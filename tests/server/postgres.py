@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -45,9 +46,25 @@ def _run(command: list[str]) -> None:
     subprocess.run(command, check=True, capture_output=True, timeout=120)
 
 
+@dataclass
+class Postgres:
+    """A running cluster: its asyncpg URL, and stop / start for fault tests."""
+
+    url: str
+    _pg_ctl: list[str]
+
+    def stop(self) -> None:
+        subprocess.run(
+            [*self._pg_ctl, "-m", "immediate", "stop"], check=False, capture_output=True, timeout=60
+        )
+
+    def start(self) -> None:
+        _run([*self._pg_ctl, "-w", "start"])
+
+
 @contextlib.contextmanager
-def postgres_server() -> Iterator[str]:
-    """Start a cluster with trust auth on a free loopback port; yield its asyncpg URL."""
+def postgres_cluster() -> Iterator[Postgres]:
+    """Start a cluster with trust auth on a free loopback port; yield it."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     assert initdb and pg_ctl, unavailable()
     as_user: list[str] = []
@@ -62,19 +79,22 @@ def postgres_server() -> Iterator[str]:
         for attempt in range(3):  # PostgreSQL needs its port up front: retry if taken
             port = _free_port()
             options = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off"
-            start = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options, "-w", "start"]
+            control = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options]
             try:
-                _run(start)
+                _run([*control, "-w", "start"])
                 break
             except subprocess.CalledProcessError:
                 if attempt == 2:
                     raise
+        server = Postgres(f"postgresql+asyncpg://bridge@127.0.0.1:{port}/postgres", control)
         try:
-            yield f"postgresql+asyncpg://bridge@127.0.0.1:{port}/postgres"
+            yield server
         finally:
-            subprocess.run(
-                [*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-                check=False,
-                capture_output=True,
-                timeout=60,
-            )
+            server.stop()
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start a cluster with trust auth on a free loopback port; yield its asyncpg URL."""
+    with postgres_cluster() as server:
+        yield server.url
