@@ -8,7 +8,10 @@ With a database task store, a streamed task is journaled from the moment it is a
 - each delivered frame only marks the task dirty (O(1), nothing is written per event) and
   hands the frame to the fan-out, if there is one (replicas);
 - every ``interval`` seconds one transaction writes the snapshot of each dirty task with
-  the count of frames it includes (batched: the per-event cost stays flat);
+  the count of frames it includes (batched: nothing per event). A snapshot costs the
+  task's size, so the pause after a checkpoint is also at least ``PAUSE_FACTOR`` times as
+  long as that checkpoint took: the journal takes a bounded share of the server's time
+  however long the streams and however busy the machine;
 - :meth:`TaskJournal.release` writes how the run ended and drops the lease before the final
   frame is delivered, so a ``completed`` a caller sees is stored.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from trpc_bridge.codecs.encoding import StreamFrame
@@ -35,8 +39,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Seconds between two checkpoints of a running task (``--journal-interval``).
+#: Seconds between two checkpoints of a running task (at least).
 DEFAULT_INTERVAL = 0.2
+#: The pause after a checkpoint is at least this many times as long as it took.
+PAUSE_FACTOR = 9.0
 
 
 class TaskJournal:
@@ -85,9 +91,12 @@ class TaskJournal:
         return await self.tables.release(final, self.replica)
 
     async def _write_loop(self) -> None:
+        pause = self.interval
         while True:
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(pause)
+            started = time.perf_counter()
             await self._checkpoint()
+            pause = max(self.interval, PAUSE_FACTOR * (time.perf_counter() - started))
 
     async def _checkpoint(self) -> None:
         if not self._dirty:

@@ -3,12 +3,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import db_servers
 import pytest
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer
-
-from . import postgres
 
 
 @pytest.fixture
@@ -24,7 +23,7 @@ def task_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'tasks.db'}"
         return
-    if reason := postgres.unavailable():
+    if reason := db_servers.unavailable():
         pytest.skip(reason)
-    with postgres.postgres_server() as url:
+    with db_servers.postgres_server() as url:
         yield url

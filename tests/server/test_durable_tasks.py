@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import db_servers
 import httpx
 import pytest
 from a2a.types import TaskState
@@ -22,8 +23,6 @@ from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_p
 
 from trpc_bridge.agents.scenarios import long_slow
 from trpc_bridge.server import BridgeServer, ServerOptions
-
-from . import postgres
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]
@@ -111,9 +110,9 @@ async def test_sigterm_lets_a_stream_finish_within_the_grace_period() -> None:
 
 @pytest.fixture
 def cluster() -> Any:
-    if reason := postgres.unavailable():
+    if reason := db_servers.unavailable():
         pytest.skip(reason)
-    with postgres.postgres_cluster() as server:
+    with db_servers.postgres_cluster() as server:
         yield server
 
 

@@ -1,8 +1,10 @@
-"""A throwaway PostgreSQL server on loopback, for the task-store tests.
+"""Throwaway database servers on loopback (PostgreSQL, Redis), for the task-store and
+replica tests and benchmarks.
 
-Uses the machine's PostgreSQL server binaries (``initdb`` / ``pg_ctl``); tests that need
-it skip, saying why, where they are missing. PostgreSQL refuses to run as root, so under
-root the cluster is created and run as the ``postgres`` system user.
+Uses the machine's server binaries (``initdb`` / ``pg_ctl``, ``redis-server``; `make test`
+installs Debian's packages when it runs as root); tests that need one skip, saying why,
+where they are missing. PostgreSQL refuses to run as root, so under root the cluster is
+created and run as the ``postgres`` system user.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +101,37 @@ def postgres_server() -> Iterator[str]:
     """Start a cluster with trust auth on a free loopback port; yield its asyncpg URL."""
     with postgres_cluster() as server:
         yield server.url
+
+
+def redis_unavailable() -> str:
+    """Why no Redis server can be started here ("" when one can)."""
+    return "" if shutil.which("redis-server") else "redis-server is not installed"
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A Redis server on a free loopback port, nothing persisted; yield its URL."""
+    binary = shutil.which("redis-server")
+    assert binary, redis_unavailable()
+    for attempt in range(3):  # like PostgreSQL, it needs its port up front
+        port = _free_port()
+        command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+        command += ["--appendonly", "no", "--protected-mode", "yes"]
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while proc.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            time.sleep(0.05)
+        if proc.poll() is None:
+            break
+        if attempt == 2:
+            raise RuntimeError(f"redis-server did not start (exit {proc.returncode})")
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
