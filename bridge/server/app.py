@@ -36,7 +36,6 @@ import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
-from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -58,6 +57,7 @@ from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
@@ -122,8 +122,8 @@ class BridgeServer:
             self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
         if self.options.push:
-            store = InMemoryPushNotificationConfigStore()
-            self.push = PushDelivery(store, self.options.push_policy)
+            configs = make_push_config_store(self.task_store)
+            self.push = PushDelivery(configs, self.options.push_policy)
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
@@ -261,6 +261,8 @@ class BridgeServer:
         if self.journal is None or self.replicas is None:
             return
         await self.tables.create()
+        if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
+            await self.push.store.initialize()
         replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
         await self.journal.start(replica)
         await self.replicas.start(replica)
