@@ -68,6 +68,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "dead, and another one fails its running tasks.",
         ),
     ),
+    "fanout": _Flag(
+        str,
+        typer.Option(
+            "auto",
+            help="Live tasks shared between replicas: auto (through the PostgreSQL task "
+            "store when it is one), postgresql, redis://host:6379/0, or none.",
+        ),
+    ),
     "keep_tasks": _Flag(
         int,
         typer.Option(
@@ -149,6 +157,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         keep_tasks=flags["keep_tasks"],
         shutdown_grace=flags["shutdown_grace"],
         replica_timeout=flags["replica_timeout"],
+        fanout=flags["fanout"],
         max_request_bytes=flags["max_request_bytes"],
         push=flags["push"],
         push_policy=PushPolicy(

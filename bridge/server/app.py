@@ -50,6 +50,7 @@ from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
 from trpc_bridge.server.card_routes import card_routes
 from trpc_bridge.server.drain import DEFAULT_GRACE, drain
+from trpc_bridge.server.fanout import FanOut, make_fanout
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
@@ -102,6 +103,9 @@ class ServerOptions:
     journal_interval: float = DEFAULT_INTERVAL
     #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
     replica_timeout: float = DEFAULT_TIMEOUT
+    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
+    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
+    fanout: str = "auto"
 
 
 class BridgeServer:
@@ -118,6 +122,7 @@ class BridgeServer:
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
+        self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
@@ -144,15 +149,25 @@ class BridgeServer:
     def _durable(self, tables: JournalTables) -> None:
         """Running tasks journaled, replicas watching each other (a database store)."""
         self.tables = tables
-        self.journal = TaskJournal(tables, interval=self.options.journal_interval, fanout=None)
+        self.fanout = make_fanout(self.options.fanout, tables)
+        if self.fanout is not None:
+            self.fanout.on_command = self._on_command
+        self.journal = TaskJournal(
+            tables, interval=self.options.journal_interval, fanout=self.fanout
+        )
         self.runner.tasks.journal = self.journal
         self.replicas = ReplicaMonitor(
             tables,
             timeout=self.options.replica_timeout,
             single_process=tables.dialect == "sqlite",
-            fanout=None,
+            fanout=self.fanout,
             interrupt_all=self.runner.tasks.interrupt_all,
         )
+
+    async def _on_command(self, verb: str, task_id: str) -> None:
+        if verb == "push" and self.push is not None:
+            self.push.watch(task_id)
+        await self.runner.tasks.on_command(verb, task_id)
 
     # --- addresses ------------------------------------------------------------------
 
@@ -264,6 +279,8 @@ class BridgeServer:
         if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
             await self.push.store.initialize()
         replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        if self.fanout is not None:
+            await self.fanout.start(replica.incarnation)
         await self.journal.start(replica)
         await self.replicas.start(replica)
 
@@ -298,6 +315,8 @@ class BridgeServer:
             await self.replicas.stop()
         if self.journal is not None:
             await self.journal.stop()
+        if self.fanout is not None:
+            await self.fanout.stop()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()

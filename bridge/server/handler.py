@@ -315,7 +315,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         live = self.registry.live(params.id, owner)
         if live is not None:
             return live.snapshot(history)
-        task = await self.registry.stored(params.id, owner)
+        task = await self.registry.current_task(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {params.id} not found")
         if history is not None and len(task.history) > history:

@@ -32,7 +32,7 @@ from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.server.fanout import FanOut
 from trpc_bridge.server.interruption import LEASE_LOST
 from trpc_bridge.server.task_store import first_line
-from trpc_bridge.server.task_tables import Checkpoint, JournalTables, Replica
+from trpc_bridge.server.task_tables import Checkpoint, JournalTables, Lease, Replica
 
 if TYPE_CHECKING:
     from trpc_bridge.server.task_registry import LiveTask
@@ -67,6 +67,10 @@ class TaskJournal:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
         await self._checkpoint()  # what changed since the last tick
+
+    def follows(self, lease: Lease) -> bool:
+        """A lease of another replica whose run this one can follow (fan-out configured)."""
+        return self.fanout is not None and lease.incarnation != self.replica.incarnation
 
     async def accept(self, live: LiveTask) -> None:
         """Store ``live`` as it stands and take its lease (raises ``TaskBusy`` when it

@@ -50,6 +50,7 @@ from trpc_bridge.server.task_store import first_line, owner_context
 
 if TYPE_CHECKING:
     from trpc_bridge.server.task_journal import TaskJournal
+    from trpc_bridge.server.task_tables import Lease
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +72,9 @@ def ends_run(frame: StreamFrame) -> bool:
 
 class LiveTask:
     """One running agent invocation."""
+
+    #: The run is on another replica (a MirrorTask follows it here).
+    remote = False
 
     def __init__(
         self,
@@ -271,19 +275,81 @@ class TaskRegistry:
         return await self.store.get(task_id, owner_context(owner))
 
     async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
-        """``task_id`` as a live task when it runs or is parked (revived from the store);
-        the stored ``Task`` when it is finished. Unknown to ``owner``: TaskNotFoundError."""
+        """``task_id`` as a live task when it runs (here, or followed from the replica
+        that runs it) or is parked (revived from the store); the stored ``Task`` when it
+        is finished. Unknown to ``owner``: TaskNotFoundError."""
         live = self.live(task_id, owner)
         if live is not None:
             return live
-        task = await self.stored(task_id, owner)
-        if task is None:
+        found = await self._current(task_id, owner)
+        if found is None:
             raise TaskNotFoundError(message=f"Task {task_id} not found")
+        task, lease = found
+        if lease is not None and self.journal is not None and self.journal.follows(lease):
+            from trpc_bridge.server.task_mirror import MirrorTask
+
+            assert self.journal.fanout is not None
+            mirror = MirrorTask(
+                task, lease, owner=owner, coalesce_after=coalesce_after, fanout=self.journal.fanout
+            )
+            self._live[task_id] = mirror
+            mirror.follow(self._unfollow)
+            return mirror
         if task.status.state not in INTERRUPTED_STATES:
             return task
         live = LiveTask.revived(task, owner=owner, coalesce_after=coalesce_after)
         self.add(live)
         return live
+
+    async def _current(self, task_id: str, owner: str) -> tuple[Task, Lease | None] | None:
+        if self.journal is not None:
+            return await self.journal.tables.current(task_id, owner)
+        task = await self.stored(task_id, owner)
+        return None if task is None else (task, None)
+
+    async def current_task(self, task_id: str, owner: str) -> Task | None:
+        """``owner``'s task as it stands, wherever it runs: live here, stored +
+        the frames published since (another replica runs it), or stored."""
+        live = self.live(task_id, owner)
+        if live is not None:
+            return live.snapshot()
+        found = await self._current(task_id, owner)
+        if found is None:
+            return None
+        task, lease = found
+        if lease is None or self.journal is None or not self.journal.follows(lease):
+            return task
+        assert self.journal.fanout is not None
+        later = await self.journal.fanout.history(task_id, lease.seq)
+        if not later:
+            return task
+        aggregate = TaskAggregate.from_task(task)
+        for _, frame in later:
+            aggregate.apply(frame)
+        return aggregate.snapshot()
+
+    async def ask_runner(self, task_id: str, owner: str, verb: str) -> bool:
+        """Send ``verb`` to the replica that runs ``owner``'s task; False when it runs
+        nowhere else."""
+        if self.journal is None or self.journal.fanout is None:
+            return False
+        found = await self._current(task_id, owner)
+        if found is None or found[1] is None or not self.journal.follows(found[1]):
+            return False
+        await self.journal.fanout.command(found[1].incarnation, verb, task_id)
+        return True
+
+    async def on_command(self, verb: str, task_id: str) -> None:
+        """A command from another replica about a task that runs here (the sender
+        checked who owns it)."""
+        live = self._live.get(task_id)
+        if live is not None and not live.remote and verb == "cancel":
+            live.cancel()
+
+    async def _unfollow(self, live: LiveTask) -> None:
+        if self._live.get(live.task_id) is live:
+            del self._live[live.task_id]
+        live.close()
 
     async def resume(
         self, task_id: str, owner: str, *, context_id: str, coalesce_after: int
@@ -294,6 +360,7 @@ class TaskRegistry:
         if isinstance(found, Task):
             raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
         if found.running:
+            self.release(found)
             raise UnsupportedOperationError(message=f"Task {task_id} is still running")
         if context_id and context_id != found.context_id:
             raise InvalidParamsError(
@@ -348,16 +415,21 @@ class TaskRegistry:
         )
 
     def running(self) -> list[LiveTask]:
-        return [live for live in self._live.values() if live.running]
+        """The runs of this replica."""
+        return [live for live in self._live.values() if live.running and not live.remote]
 
     def interrupt_all(self, reason: str) -> None:
-        for live in self.running():
-            live.interrupt(reason)
+        """Interrupt every run here and stop following the others."""
+        for live in list(self._live.values()):
+            if live.running:
+                live.interrupt(reason)
 
     def release(self, live: LiveTask) -> None:
         """Forget a revived task nobody uses any more (no run, no subscriber): it is
-        unchanged in the store."""
-        if live.idle and self._live.get(live.task_id) is live:
+        unchanged in the store. A followed remote run nobody here watches is let go."""
+        if live.remote and live.subscriber_count == 0:
+            live.interrupt("")
+        elif live.idle and self._live.get(live.task_id) is live:
             del self._live[live.task_id]
 
     async def finish(self, live: LiveTask) -> None:

@@ -33,15 +33,18 @@ from sqlalchemy import (
     Table,
     and_,
     delete,
+    func,
     insert,
     literal_column,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.fanout import pack
 from trpc_bridge.server.interruption import interrupted_status
 from trpc_bridge.server.states import TERMINAL_STATES
 from trpc_bridge.server.task_store import ID_LENGTH, WideIdTaskStore
@@ -288,12 +291,27 @@ class JournalTables:
 
     # --- events (PostgreSQL fan-out) -------------------------------------------------------
 
-    async def append_events(self, rows: Sequence[tuple[str, int, bytes]]) -> None:
+    async def append_events(
+        self, rows: Sequence[tuple[str, int, bytes]], *, notify: tuple[str, list[str]]
+    ) -> None:
+        """Insert frames and, in the same transaction, notify ``notify[0]`` once per task."""
+        channel, tasks = notify
         async with self._sessions.begin() as session:
             await session.execute(
                 insert(events),
                 [{"task_id": t, "seq": s, "frame": f, "created_at": 0.0} for t, s, f in rows],
             )
+            await _notify(session, channel, tasks)
+
+    async def append_final(self, frame: StreamFrame, *, notify: str) -> None:
+        """Add ``frame`` after the last one of its task (another replica's run ended)."""
+        task_id = frame.task_id
+        last = select(func.coalesce(func.max(events.c.seq), 0)).where(events.c.task_id == task_id)
+        async with self._sessions.begin() as session:
+            seq = int((await session.execute(last)).scalar_one()) + 1
+            row = {"task_id": task_id, "seq": seq, "frame": pack(frame), "created_at": 0.0}
+            await session.execute(insert(events).values(**row))
+            await _notify(session, notify, [task_id])
 
     async def events_after(self, task_id: str, seq: int) -> list[tuple[int, bytes]]:
         statement = (
@@ -320,6 +338,14 @@ class JournalTables:
                     events.c.created_at < self.now() - older_than,
                 )
             )
+
+
+async def _notify(session: AsyncSession, channel: str, payloads: list[str]) -> None:
+    if payloads:
+        await session.execute(
+            text("SELECT pg_notify(:channel, :payload)"),
+            [{"channel": channel, "payload": p} for p in payloads],
+        )
 
 
 def _leased(task_id: str, replica: Replica) -> ColumnElement[bool]:
