@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop conformance conformance-must clean
+.PHONY: install run test lint typecheck pytest db-servers bench interop conformance conformance-must clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -36,8 +36,21 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
 
-pytest: $(STAMP) tests/agui_node/node_modules
+pytest: $(STAMP) tests/agui_node/node_modules db-servers
 	$(BIN)/python -m pytest -q
+
+# Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
+# tests (started on loopback by the tests themselves). Installed when missing and running
+# as root; otherwise those tests skip and say why.
+db-servers:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's postgresql and redis-server for the replica tests"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends postgresql redis-server >/dev/null) \
+			|| echo "warning: apt-get could not install postgresql / redis-server"; \
+		else echo "PostgreSQL or Redis server missing (and not root): their tests will skip"; fi; \
+	fi
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).
@@ -66,7 +79,7 @@ conformance: $(STAMP)
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
 # baseline alike): its default no-op spans cost 15-30 % and would flatter the bridge.
-bench: $(STAMP)
+bench: $(STAMP) db-servers
 	@for b in bench/[!_]*.py; do echo "== $$b"; \
 		OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=false $(BIN)/python $$b || exit 1; done
 
