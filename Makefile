@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest db-servers bench interop conformance conformance-must clean
+.PHONY: install run test lint typecheck pytest chromium db-servers bench interop conformance conformance-must protos agenthost clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -35,9 +35,29 @@ lint: $(STAMP)
 	$(BIN)/ruff check bridge codecs telemetry tests bench
 	$(BIN)/ruff format --check bridge codecs telemetry tests bench
 	$(MAKE) --no-print-directory typecheck
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh --check
 
-pytest: $(STAMP) tests/agui_node/node_modules db-servers
+# The code generated from protos/ (Python in bridge/v1, Go in interop/agenthost/trpcbridgev1;
+# the Go part needs `go`): committed, and checked for staleness by `make lint`.
+protos: $(STAMP)
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
+
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers
 	$(BIN)/python -m pytest -q
+
+# Debian's Chromium for the playground's browser test (driven through Playwright's Python
+# package, never its own browser downloads). Installed when missing and running as root;
+# otherwise the browser test skips and says why.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's chromium for the playground browser test"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends chromium chromium-driver >/dev/null) \
+			|| echo "warning: apt-get could not install chromium"; \
+		else echo "$(CHROMIUM) not found (and not root): the playground browser test will skip"; fi; \
+	fi
 
 # Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
 # tests (started on loopback by the tests themselves). Installed when missing and running
@@ -59,6 +79,12 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
 
+# @zed-industries/agent-client-protocol for the ACP client check of `trpc-bridge acp`.
+tests/acp_node/node_modules: tests/acp_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
+
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
 # against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
 # that pytest's summary stays the last line.
@@ -71,6 +97,12 @@ test: lint conformance-must pytest
 # of `make test`; this target prints it and writes docs/interop.md.
 interop: $(STAMP)
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+
+# The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests
+# build it themselves. Go's caches go under build/ when HOME is unset, as for interop/go.
+agenthost:
+	cd interop/agenthost && $(if $(HOME),,GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go-path) \
+		go build -o bin/agenthost .
 
 # The TCK against every target of the README's conformance table (proxy-go needs `go`).
 CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo

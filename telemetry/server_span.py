@@ -83,15 +83,16 @@ class ServerSpans:
             otel_context.detach(token)
 
     @contextmanager
-    def serving(self, carrier: Mapping[str, str], call: AgentCall) -> Iterator[None]:
-        """What a message call runs inside: its SERVER span with tracing on; with tracing
-        off only the caller's trace context, forwarded (:func:`forwarded_context`)."""
+    def serving(self, carrier: Mapping[str, str], call: AgentCall) -> Iterator[trace.Span | None]:
+        """What a message call runs inside: its SERVER span with tracing on (yielded); with
+        tracing off only the caller's trace context, forwarded (:func:`forwarded_context`),
+        and ``None``."""
         if tracing_enabled(self.provider):
-            with self.span(carrier, call):
-                yield
+            with self.span(carrier, call) as span:
+                yield span
         else:
             with forwarded_context(carrier):
-                yield
+                yield None
 
 
 PROPAGATED = frozenset({"traceparent", "tracestate", "baggage"})

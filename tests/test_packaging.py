@@ -4,6 +4,7 @@ folder missing from the wheel fails here and not on a user's machine."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -26,8 +27,17 @@ PACKAGE_ROOTS = {
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ``bin`` folder of a fresh virtualenv with only the built wheel installed."""
     work = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: setuptools' build/ folder keeps files the tree no longer has.
+    source = work / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in PACKAGE_ROOTS:
+        shutil.copytree(
+            ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work), str(source)],
         capture_output=True,
         text=True,
         check=False,
@@ -69,6 +79,10 @@ def test_every_package_folder_is_in_the_wheel(installed: Path) -> None:
         for init in (ROOT / folder).rglob("__init__.py")
     }
     assert folders - {"trpc_bridge"} <= set(packages)
+    # Package data: the type marker and the playground's page.
+    package = Path(location).parent
+    data = ["py.typed", *(f"server/static/playground.{ext}" for ext in ("html", "js", "css"))]
+    assert [name for name in data if not (package / name).is_file()] == []
 
 
 def test_serve_and_call_from_the_installed_wheel(installed: Path) -> None:

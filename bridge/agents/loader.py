@@ -1,10 +1,13 @@
-"""``--agent`` values: a built-in agent (``demo``, ``tck``) or ``package.module:attribute``."""
+"""``--agent`` values: a built-in agent (``demo``, ``tck``), ``package.module:attribute``, or
+``grpc://host:port`` (an agent in another process, any language, behind ``AgentHost``)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import AsyncIterator
 
 from trpc_bridge.agent import Agent
 
@@ -19,6 +22,8 @@ def load_agent(spec: str) -> Agent:
     (a factory) is called without arguments. Modules are also looked up in the current
     directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
     ``./weather.py``."""
+    if spec.startswith("grpc://"):
+        raise AgentLoadError(f"{spec} needs a connection: use opened_agent")
     if spec == "demo":
         from trpc_bridge.agents.demo import demo_agent
 
@@ -29,7 +34,9 @@ def load_agent(spec: str) -> Agent:
         return tck_agent()
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise AgentLoadError(f"--agent must be 'demo', 'tck' or 'module:attr', got {spec!r}")
+        raise AgentLoadError(
+            f"--agent must be 'demo', 'tck', 'module:attr' or 'grpc://host:port', got {spec!r}"
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
@@ -44,3 +51,18 @@ def load_agent(spec: str) -> Agent:
     if not isinstance(agent, Agent):
         raise AgentLoadError(f"{spec} is not an Agent (name, description, skills, run)")
     return agent
+
+
+@contextlib.asynccontextmanager
+async def opened_agent(spec: str) -> AsyncIterator[Agent]:
+    """The agent ``spec`` names, for as long as the block runs: :func:`load_agent`'s, or
+    for ``grpc://host:port[?options]`` a :class:`~trpc_bridge.client.grpc_agent.GrpcAgent`
+    connected to it (closed on exit). Raises :class:`AgentLoadError`, or
+    :class:`~trpc_bridge.client.RemoteAgentError` when the sidecar cannot be used."""
+    if not spec.startswith("grpc://"):
+        yield load_agent(spec)
+        return
+    from trpc_bridge.client.grpc_agent import GrpcAgent
+
+    async with await GrpcAgent.connect(spec) as agent:
+        yield agent

@@ -129,6 +129,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "playground": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--playground/--no-playground",
+            help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
+        ),
+    ),
 }
 
 
@@ -164,6 +172,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             allow_hosts=tuple(flags["push_allow_host"] or ()),
             allow_loopback=flags["push_allow_loopback"],
         ),
+        playground=flags["playground"],
     )
 
 

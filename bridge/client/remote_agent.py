@@ -24,12 +24,12 @@ from trpc_bridge.agent import Skill
 from trpc_bridge.client.card import Endpoint, RemoteAgentError, ResolvedCard, fetch_card
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.sdk_transport import SdkTransport
-from trpc_bridge.client.transport import RemoteCallError, Transport
+from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
 from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
 from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder, decode_result
 from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
-from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
@@ -48,12 +48,6 @@ def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
         tags = tuple(t for t in as_list(skill.get("tags")) if isinstance(t, str))
         skills.append(Skill(as_str(skill.get("name")), as_str(skill.get("description")), tags))
     return tuple(skills)
-
-
-def _run_error(message: str, request: AgentRequest, author: str) -> AgentEvent:
-    event = AgentEvent.failure(message, type=ErrorType.RUN)
-    event.invocation_id, event.author = request.invocation_id, author
-    return event
 
 
 class RemoteAgent:
@@ -185,7 +179,7 @@ class RemoteAgent:
                 result, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
             )
         except (RemoteCallError, CodecError) as exc:
-            yield _run_error(
+            yield run_error_event(
                 f"A2A request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
@@ -216,7 +210,7 @@ class RemoteAgent:
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
-            yield _run_error(
+            yield run_error_event(
                 f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
@@ -241,7 +235,7 @@ class RemoteAgent:
             for event in decoder.feed(await self._transport.get_task(decoder.task_id, headers)):
                 yield event
         if not decoder.finished:
-            yield _run_error(
+            yield run_error_event(
                 f"A2A stream from {self.endpoint.url} ended before task {decoder.task_id} "
                 f"reached an end state (last state: {decoder.state})",
                 request,

@@ -1,4 +1,5 @@
-"""What :class:`~trpc_bridge.client.remote_agent.RemoteAgent` needs from a transport.
+"""What :class:`~trpc_bridge.client.remote_agent.RemoteAgent` needs from a transport, and
+how remote agents report a transport failure.
 
 Results come back as JSON (either A2A wire shape): the decoder reads both, so the JSON-RPC
 reader hands over what it parsed and the a2a-sdk transports dump their protobufs.
@@ -11,9 +12,19 @@ from typing import Any, Protocol
 
 from a2a.types import Message
 
+from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+
 
 class RemoteCallError(RuntimeError):
     """A call to the remote agent failed (HTTP status, JSON-RPC error, broken stream)."""
+
+
+def run_error_event(message: str, request: AgentRequest, author: str) -> AgentEvent:
+    """How a remote agent's transport failure reaches the consumer: a terminal
+    ``run_error`` event (trpc's client does the same), never an exception."""
+    event = AgentEvent.failure(message, type=ErrorType.RUN)
+    event.invocation_id, event.author = request.invocation_id, author
+    return event
 
 
 class Transport(Protocol):

@@ -45,6 +45,7 @@ from starlette.routing import BaseRoute
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.server.agent_host import add_agent_host
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card
@@ -56,6 +57,7 @@ from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener
 from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
 from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
@@ -106,6 +108,8 @@ class ServerOptions:
     #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
     #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
     fanout: str = "auto"
+    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
+    playground: bool = True
 
 
 class BridgeServer:
@@ -197,15 +201,21 @@ class BridgeServer:
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
+    @property
+    def playground_url(self) -> str:
+        return f"{self.base_url}/" if self.options.playground else ""
+
     def describe(self) -> list[str]:
         """What this server serves, one line per endpoint (printed by the CLI)."""
-        lines = [
-            f"agent     {self.agent.name}",
+        lines = [f"agent     {self.agent.name}"]
+        if self.playground_url:
+            lines.append(f"web page  {self.playground_url}  (the playground: open it in a browser)")
+        lines += [
             f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
             f"REST      {self.rest_url}  (A2A 1.0)",
         ]
         if self.grpc_address:
-            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0)")
+            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
         return lines
 
@@ -234,6 +244,8 @@ class BridgeServer:
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
         routes.extend(agui_routes(self.runner, path=agui_path))
+        if self.options.playground:
+            routes.extend(playground_routes(self.base_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
@@ -300,6 +312,8 @@ class BridgeServer:
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
             CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
         )
+        # The event model itself, for callers that do not speak A2A (any language).
+        add_agent_host(self.runner, server)
         return server
 
     async def stop(self) -> None:

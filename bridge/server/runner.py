@@ -20,11 +20,11 @@ registers the run in :attr:`AgentRunner.tasks` where ``tasks/get``, ``tasks/canc
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
-from opentelemetry.trace import TracerProvider
+from opentelemetry.trace import SpanContext, TracerProvider
 
 from trpc_bridge.agent import Agent, agent_failure_message, close_events
 from trpc_bridge.codecs.encoding import StreamEncoding
@@ -83,10 +83,18 @@ class AgentRunner:
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
 
     async def run(
-        self, request: AgentRequest, caller: Caller, *, task_id: str = ""
+        self,
+        request: AgentRequest,
+        caller: Caller,
+        *,
+        task_id: str = "",
+        on_span: Callable[[SpanContext], object] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
-        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent."""
+        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
+
+        ``on_span`` is told the SERVER span once it is open (not at all with tracing
+        off), for a door that names the run's trace to its caller."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -95,7 +103,9 @@ class AgentRunner:
             user_id=caller.user_id,
             input_text=request.text,
         )
-        with self._spans.serving(caller.headers, call):
+        with self._spans.serving(caller.headers, call) as span:
+            if span is not None and on_span is not None:
+                on_span(span.get_span_context())
             tools = (
                 ToolSpans(tracer_provider=self._provider, record_content=self._record_content)
                 if tracing_enabled(self._provider)

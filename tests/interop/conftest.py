@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from peers import GOPEER, SKIP_NO_GO, build_gopeer, go_available
+from peers import GOPEER, SKIP_NO_GO, build_agenthost, build_gopeer, go_available
 
 REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
 _CELLS: dict[tuple[str, str], str] = {}  # (row, column) → pass | fail | n/a: reason
@@ -28,6 +28,13 @@ def gopeer() -> Iterator[Path]:
     if not go_available():
         pytest.skip(SKIP_NO_GO)
     yield build_gopeer()
+
+
+@pytest.fixture(scope="session")
+def agenthost() -> Iterator[Path]:
+    if not go_available():
+        pytest.skip(SKIP_NO_GO)
+    yield build_agenthost()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
