@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from a2a.types import StreamResponse
 from a2a.utils.proto_utils import to_stream_response
@@ -86,6 +86,44 @@ class FanOut(Protocol):
 
     async def command(self, incarnation: str, verb: str, task_id: str) -> None:
         """Send ``verb task_id`` to the replica incarnation ``incarnation``."""
+
+
+class Batches:
+    """What a fan-out's streams delivered, sent by one writer task in batches: all that
+    queued up while the previous batch was on its way (one round trip under load, none
+    waiting when idle). ``write`` must not raise."""
+
+    def __init__(self, write: Callable[[list[Any]], Awaitable[None]]) -> None:
+        self._write = write
+        self._pending: list[Any] = []
+        self._more = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def add(self, item: Any) -> None:
+        self._pending.append(item)
+        self._idle.clear()
+        self._more.set()
+
+    async def flush(self) -> None:
+        await self._idle.wait()
+
+    async def run(self, *, idle_every: float, on_idle: Callable[[], Awaitable[None]]) -> None:
+        """Write batches for ever; ``on_idle`` at least every ``idle_every`` seconds."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._more.wait(), idle_every)
+            self._more.clear()
+            if self._pending:
+                batch, self._pending = self._pending, []
+                await self._write(batch)
+            if not self._pending:
+                self._idle.set()
+            if loop.time() - last > idle_every:
+                last = loop.time()
+                await on_idle()
 
 
 class Wakeups:

@@ -24,7 +24,15 @@ import asyncpg
 from sqlalchemy import text
 
 from trpc_bridge.codecs.encoding import StreamFrame
-from trpc_bridge.server.fanout import KEEP_FINISHED, OnCommand, Wakeups, dispatch, pack, unpack
+from trpc_bridge.server.fanout import (
+    KEEP_FINISHED,
+    Batches,
+    OnCommand,
+    Wakeups,
+    dispatch,
+    pack,
+    unpack,
+)
 from trpc_bridge.server.task_store import first_line
 from trpc_bridge.server.task_tables import JournalTables
 
@@ -41,10 +49,7 @@ class PgFanOut:
         self.tables = tables
         self.on_command: OnCommand | None = None
         self._incarnation = ""
-        self._pending: list[tuple[str, int, bytes]] = []
-        self._more = asyncio.Event()
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._batches = Batches(self._write)
         self._writer: asyncio.Task[None] | None = None
         self._listener: asyncpg.Connection | None = None
         self._wakeups = Wakeups()
@@ -57,7 +62,9 @@ class PgFanOut:
         self._listener = await asyncpg.connect(dsn)
         await self._listener.add_listener(EVENTS_CHANNEL, self._on_event)
         await self._listener.add_listener(CONTROL_CHANNEL, self._on_control)
-        self._writer = asyncio.create_task(self._write_loop())
+        self._writer = asyncio.create_task(
+            self._batches.run(idle_every=_PURGE_EVERY, on_idle=self._purge)
+        )
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -73,29 +80,14 @@ class PgFanOut:
     # --- publishing -----------------------------------------------------------------
 
     def publish(self, task_id: str, seq: int, frame: StreamFrame) -> None:
-        self._pending.append((task_id, seq, pack(frame)))
-        self._idle.clear()
-        self._more.set()
+        self._batches.add((task_id, seq, pack(frame)))
 
     async def flush(self) -> None:
-        await self._idle.wait()
+        await self._batches.flush()
 
-    async def _write_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        purged = loop.time()
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._more.wait(), _PURGE_EVERY)
-            self._more.clear()
-            if self._pending:
-                batch, self._pending = self._pending, []
-                await self._write(batch)
-            if not self._pending:
-                self._idle.set()
-            if loop.time() - purged > _PURGE_EVERY:
-                purged = loop.time()
-                with contextlib.suppress(Exception):
-                    await self.tables.purge_events(KEEP_FINISHED)
+    async def _purge(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.tables.purge_events(KEEP_FINISHED)
 
     async def _write(self, batch: list[tuple[str, int, bytes]]) -> None:
         tasks = list(dict.fromkeys(task_id for task_id, _, _ in batch))

@@ -23,7 +23,7 @@ from typing import Any
 import redis.asyncio as redis
 
 from trpc_bridge.codecs.encoding import StreamFrame
-from trpc_bridge.server.fanout import KEEP_FINISHED, OnCommand, dispatch, pack, unpack
+from trpc_bridge.server.fanout import KEEP_FINISHED, Batches, OnCommand, dispatch, pack, unpack
 from trpc_bridge.server.states import TERMINAL_STATES
 from trpc_bridge.server.task_store import first_line
 
@@ -44,6 +44,10 @@ def _seq(entry_id: bytes | str, previous: int) -> int:
     return int(low) if high == "0" else previous + 1
 
 
+async def _nothing() -> None:
+    """Redis expires finished streams itself."""
+
+
 def _ends(frame: StreamFrame) -> bool:
     status = getattr(frame, "status", None)
     return status is not None and status.state in TERMINAL_STATES
@@ -55,10 +59,7 @@ class RedisFanOut:
         self.on_command: OnCommand | None = None
         self._redis: Any = redis.Redis.from_url(url)
         self._incarnation = ""
-        self._pending: list[tuple[str, int, StreamFrame]] = []
-        self._more = asyncio.Event()
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._batches = Batches(self._write)
         self._tasks: list[asyncio.Task[None]] = []
         self._commands: set[asyncio.Future[None]] = set()
 
@@ -68,7 +69,7 @@ class RedisFanOut:
         pubsub = self._redis.pubsub()
         await pubsub.subscribe(CONTROL_CHANNEL)
         self._tasks = [
-            asyncio.create_task(self._write_loop()),
+            asyncio.create_task(self._batches.run(idle_every=60.0, on_idle=_nothing)),
             asyncio.create_task(self._listen(pubsub)),
         ]
 
@@ -84,22 +85,10 @@ class RedisFanOut:
     # --- publishing -----------------------------------------------------------------
 
     def publish(self, task_id: str, seq: int, frame: StreamFrame) -> None:
-        self._pending.append((task_id, seq, frame))
-        self._idle.clear()
-        self._more.set()
+        self._batches.add((task_id, seq, frame))
 
     async def flush(self) -> None:
-        await self._idle.wait()
-
-    async def _write_loop(self) -> None:
-        while True:
-            await self._more.wait()
-            self._more.clear()
-            if self._pending:
-                batch, self._pending = self._pending, []
-                await self._write(batch)
-            if not self._pending:
-                self._idle.set()
+        await self._batches.flush()
 
     async def _write(self, batch: list[tuple[str, int, StreamFrame]]) -> None:
         pipe = self._redis.pipeline(transaction=False)

@@ -15,9 +15,8 @@ from a2a.server.tasks import (
     PushNotificationConfigStore,
     TaskStore,
 )
-from sqlalchemy import text
 
-from trpc_bridge.server.task_store import ID_LENGTH, WideIdTaskStore
+from trpc_bridge.server.task_store import WideIdTaskStore, widen
 
 _WIDEN = {
     "postgresql": "ALTER TABLE {table} ALTER COLUMN task_id TYPE VARCHAR({n})",
@@ -32,11 +31,8 @@ class WideIdPushConfigStore(DatabasePushNotificationConfigStore):
         if self._initialized:
             return
         await super().initialize()
-        statement = _WIDEN.get(self.engine.dialect.name)
-        if statement is not None and self.create_table:
-            table = self.config_model.__tablename__
-            async with self.engine.begin() as connection:
-                await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
+        if self.create_table:
+            await widen(self.engine, _WIDEN, self.config_model.__tablename__)
 
 
 def make_push_config_store(task_store: TaskStore) -> PushNotificationConfigStore:

@@ -32,6 +32,7 @@ from a2a.types import Task
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
 #: the server refuses longer ones up front.
@@ -97,6 +98,15 @@ _WIDEN = {
 }
 
 
+async def widen(engine: AsyncEngine, statements: dict[str, str], table: str) -> None:
+    """Run the ``ALTER TABLE`` of ``statements`` for the engine's dialect (none: SQLite
+    ignores declared lengths) with ``{table}`` and ``{n}`` = :data:`ID_LENGTH`."""
+    statement = statements.get(engine.dialect.name)
+    if statement is not None:
+        async with engine.begin() as connection:
+            await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
+
+
 class WideIdTaskStore(DatabaseTaskStore):
     """a2a-sdk's ``DatabaseTaskStore`` with room for any A2A task / context id."""
 
@@ -104,11 +114,8 @@ class WideIdTaskStore(DatabaseTaskStore):
         if self._initialized:
             return
         await super().initialize()
-        statement = _WIDEN.get(self.engine.dialect.name)
-        if statement is not None and self.create_table:
-            table = self.task_model.__tablename__
-            async with self.engine.begin() as connection:
-                await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
+        if self.create_table:
+            await widen(self.engine, _WIDEN, self.task_model.__tablename__)
 
     def model_of(self, task: Task, owner: str) -> TaskModel:
         """The row of ``task`` for ``owner``, to write in a transaction of the journal's."""
