@@ -18,7 +18,13 @@ from typing import Any
 import db_servers
 import pytest
 from peers import Process, bridge_server
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 from task_calls import TaskCalls, delta_pieces, final_state, message, status_text, task_pieces
+
+from trpc_bridge.server.http_listener import serving
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]
@@ -149,3 +155,34 @@ async def test_a_killed_replica_has_its_tasks_failed_by_another(database: str, f
             await again.close()
         await on_a.close()
         await on_b.close()
+
+
+async def test_push_config_set_on_another_replica_is_delivered(database: str, fanout: str) -> None:
+    received: list[dict[str, Any]] = []
+
+    async def hook(request: Request) -> Response:
+        received.append(await request.json())
+        return Response(status_code=200)
+
+    app = Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+    flags = [*_flags(database, fanout), "--push-allow-loopback"]
+    async with serving(app) as hook_url:
+        with contextlib.ExitStack() as stack:
+            a, b = (stack.enter_context(bridge_server(LONG, extra=flags)) for _ in range(2))
+            on_a, on_b = TaskCalls(a.url), TaskCalls(b.url)
+            task_id = await _start(on_a)
+            config = {"id": "hook-1", "url": f"{hook_url}/hook", "token": "tok"}
+            answer = await on_b.call(
+                "tasks/pushNotificationConfig/set",
+                {"taskId": task_id, "pushNotificationConfig": config},
+            )
+            assert answer["result"]["pushNotificationConfig"]["id"] == "hook-1", answer
+            async with asyncio.timeout(60):
+                while not any(_final_push(body) for body in received):
+                    await asyncio.sleep(0.1)
+            await on_a.close()
+            await on_b.close()
+
+
+def _final_push(body: dict[str, Any]) -> bool:
+    return body.get("statusUpdate", {}).get("status", {}).get("state") == "TASK_STATE_COMPLETED"
