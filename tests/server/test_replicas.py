@@ -185,4 +185,5 @@ async def test_push_config_set_on_another_replica_is_delivered(database: str, fa
 
 
 def _final_push(body: dict[str, Any]) -> bool:
-    return body.get("statusUpdate", {}).get("status", {}).get("state") == "TASK_STATE_COMPLETED"
+    state = body.get("statusUpdate", {}).get("status", {}).get("state")
+    return bool(state == "TASK_STATE_COMPLETED")
