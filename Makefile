@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest chromium bench interop peers conformance conformance-must protos agenthost clean
+.PHONY: install run test lint typecheck pytest chromium db-servers bench interop peers conformance conformance-must protos agenthost clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -42,7 +42,7 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium peers
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
 	$(BIN)/python -m pytest -q
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
@@ -72,6 +72,19 @@ $(PEERS)/%/.stamp: interop/python/requirements-%.txt
 	@touch $@
 
 peers: $(PEER_STAMPS)
+
+# Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
+# tests (started on loopback by the tests themselves). Installed when missing and running
+# as root; otherwise those tests skip and say why.
+db-servers:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's postgresql and redis-server for the replica tests"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends postgresql redis-server >/dev/null) \
+			|| echo "warning: apt-get could not install postgresql / redis-server"; \
+		else echo "PostgreSQL or Redis server missing (and not root): their tests will skip"; fi; \
+	fi
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).
@@ -113,7 +126,7 @@ conformance: $(STAMP)
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
 # baseline alike): its default no-op spans cost 15-30 % and would flatter the bridge.
-bench: $(STAMP)
+bench: $(STAMP) db-servers
 	@for b in bench/[!_]*.py; do echo "== $$b"; \
 		OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=false $(BIN)/python $$b || exit 1; done
 

@@ -48,7 +48,33 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "task_store": _Flag(
         str,
         typer.Option(
-            "", help="Task store URL: empty = memory, sqlite:////abs/x.db, postgresql+asyncpg://…"
+            "",
+            help="Task store URL: empty = memory, sqlite:////abs/path/tasks.db (four slashes: "
+            "an absolute path), postgresql://user@host:5432/db. Checked at start.",
+        ),
+    ),
+    "shutdown_grace": _Flag(
+        float,
+        typer.Option(
+            10.0,
+            help="Seconds running tasks get to finish after SIGTERM / Ctrl-C; then each "
+            "stream ends with a failed 'interrupted' status.",
+        ),
+    ),
+    "replica_timeout": _Flag(
+        float,
+        typer.Option(
+            30.0,
+            help="Database store: a replica without a heartbeat for this many seconds is "
+            "dead, and another one fails its running tasks.",
+        ),
+    ),
+    "fanout": _Flag(
+        str,
+        typer.Option(
+            "auto",
+            help="Live tasks shared between replicas: auto (through the PostgreSQL task "
+            "store when it is one), postgresql, redis://host:6379/0, or none.",
         ),
     ),
     "keep_tasks": _Flag(
@@ -202,6 +228,9 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         ),
         task_store=flags["task_store"],
         keep_tasks=flags["keep_tasks"],
+        shutdown_grace=flags["shutdown_grace"],
+        replica_timeout=flags["replica_timeout"],
+        fanout=flags["fanout"],
         max_request_bytes=flags["max_request_bytes"],
         push=flags["push"],
         push_policy=PushPolicy(
@@ -247,13 +276,19 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
-    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1."""
+    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
+    task store that cannot be used one line and exit 2."""
     import asyncio
     import contextlib
+
+    from trpc_bridge.server.task_store import TaskStoreError
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(main)
+    except TaskStoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc

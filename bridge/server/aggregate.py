@@ -91,7 +91,13 @@ class TaskAggregate:
             key = artifact.artifact_id or f"\0{len(aggregate._artifacts)}"
             acc = aggregate._artifacts[key] = _ArtifactAcc(artifact.artifact_id)
             acc.metadata.CopyFrom(artifact.metadata)
-            acc.parts = list(artifact.parts)
+            # Text as runs again, so deltas that follow extend it (one part, as live).
+            acc.parts = [
+                _TextRun([part.text], part.metadata)
+                if part.WhichOneof("content") == "text"
+                else part
+                for part in artifact.parts
+            ]
         aggregate._anonymous = len(aggregate._artifacts)
         return aggregate
 

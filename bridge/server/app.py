@@ -20,6 +20,10 @@ memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import socket
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -32,7 +36,6 @@ import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
-from a2a.server.tasks import InMemoryPushNotificationConfigStore
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -47,6 +50,8 @@ from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.drain import DEFAULT_GRACE, drain
+from trpc_bridge.server.fanout import FanOut, make_fanout
 from trpc_bridge.server.grpc_screen import GrpcScreen
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
@@ -64,11 +69,20 @@ from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
+from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
 from trpc_bridge.server.rest_screen import RestScreen
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
+from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
+from trpc_bridge.server.task_store import (
+    DEFAULT_KEEP_TASKS,
+    WideIdTaskStore,
+    check_task_store,
+    make_task_store,
+)
+from trpc_bridge.server.task_tables import JournalTables, Replica
 
 
 @dataclass(frozen=True)
@@ -107,6 +121,15 @@ class ServerOptions:
     #: Seconds an agent run may take on any door before it is cancelled and fails with a
     #: ``run_error``; 0 = no limit.
     run_timeout: float = 0.0
+    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
+    shutdown_grace: float = DEFAULT_GRACE
+    #: Database store: seconds between checkpoints of a running task.
+    journal_interval: float = DEFAULT_INTERVAL
+    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
+    replica_timeout: float = DEFAULT_TIMEOUT
+    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
+    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
+    fanout: str = "auto"
     #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
     playground: bool = True
     #: ``agent-card.json`` also carries the 0.3 fields for requests without
@@ -130,10 +153,15 @@ class BridgeServer:
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.run_timeout,
         )
+        self.journal: TaskJournal | None = None
+        self.replicas: ReplicaMonitor | None = None
+        self.fanout: FanOut | None = None
+        if isinstance(self.task_store, WideIdTaskStore):
+            self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
         if self.options.push:
-            store = InMemoryPushNotificationConfigStore()
-            self.push = PushDelivery(store, self.options.push_policy)
+            configs = make_push_config_store(self.task_store)
+            self.push = PushDelivery(configs, self.options.push_policy)
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
@@ -149,6 +177,30 @@ class BridgeServer:
         self.grpc_port = self.options.grpc_port
         self._http: HttpListener | None = None
         self._grpc: grpc.aio.Server | None = None
+        self._grpc_stopping: asyncio.Task[None] | None = None
+
+    def _durable(self, tables: JournalTables) -> None:
+        """Running tasks journaled, replicas watching each other (a database store)."""
+        self.tables = tables
+        self.fanout = make_fanout(self.options.fanout, tables)
+        if self.fanout is not None:
+            self.fanout.on_command = self._on_command
+        self.journal = TaskJournal(
+            tables, interval=self.options.journal_interval, fanout=self.fanout
+        )
+        self.runner.tasks.journal = self.journal
+        self.replicas = ReplicaMonitor(
+            tables,
+            timeout=self.options.replica_timeout,
+            single_process=tables.dialect == "sqlite",
+            fanout=self.fanout,
+            interrupt_all=self.runner.tasks.interrupt_all,
+        )
+
+    async def _on_command(self, verb: str, task_id: str) -> None:
+        if verb == "push" and self.push is not None:
+            self.push.watch(task_id)
+        await self.runner.tasks.on_command(verb, task_id)
 
     # --- addresses ------------------------------------------------------------------
 
@@ -254,12 +306,15 @@ class BridgeServer:
     # --- serving --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop. A port
-        that cannot be bound raises ``OSError`` with nothing left running."""
+        """Check the task store, bind the ports, then serve HTTP (uvicorn) and gRPC in
+        this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
+        that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
-        self._http = HttpListener(host, self.options.port)  # binds now: fails early
-        self.http_port = self._http.port
         try:
+            await check_task_store(self.task_store, self.options.task_store)
+            self._http = HttpListener(host, self.options.port, signals=False)  # binds now
+            self.http_port = self._http.port
+            await self._start_durable()
             if self.grpc_port is not None:
                 check_port_free(host, self.grpc_port, "gRPC")
                 self._grpc = self._grpc_server()
@@ -278,6 +333,18 @@ class BridgeServer:
         except BaseException:
             await self.stop()
             raise
+
+    async def _start_durable(self) -> None:
+        if self.journal is None or self.replicas is None:
+            return
+        await self.tables.create()
+        if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
+            await self.push.store.initialize()
+        replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        if self.fanout is not None:
+            await self.fanout.start(replica.incarnation)
+        await self.journal.start(replica)
+        await self.replicas.start(replica)
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
@@ -311,27 +378,64 @@ class BridgeServer:
                 await self._http.stop()
         finally:
             try:
-                if self._grpc is not None:
+                if self._grpc_stopping is not None:
+                    await self._grpc_stopping
+                elif self._grpc is not None:
                     await self._grpc.stop(grace=1)
             finally:
-                if self.push is not None:
-                    await self.push.close()
-                engine = getattr(self.task_store, "engine", None)
-                if engine is not None:
-                    await engine.dispose()
+                await self._stop_services()
+
+    async def _stop_services(self) -> None:
+        if self.push is not None:
+            await self.push.close()
+        if self.replicas is not None:
+            await self.replicas.stop()
+        if self.journal is not None:
+            await self.journal.stop()
+        if self.fanout is not None:
+            await self.fanout.stop()
+        engine = getattr(self.task_store, "engine", None)
+        if engine is not None:
+            await engine.dispose()
 
     async def serve(self, echo: Callable[[str], object] | None = None) -> None:
-        """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
-        (Ctrl-C), stop."""
+        """Start, tell ``echo`` what is served (:meth:`describe`), run until SIGTERM or
+        Ctrl-C, shut down gracefully (:meth:`shut_down`), stop."""
         await self.start()
+        assert self._http is not None
+        requested, forced = asyncio.Event(), asyncio.Event()
+
+        def on_signal() -> None:  # the second signal: no more grace
+            (forced if requested.is_set() else requested).set()
+
+        loop = asyncio.get_running_loop()
+        signals = (signal.SIGINT, signal.SIGTERM)
+        for sig in signals:
+            loop.add_signal_handler(sig, on_signal)
         try:
             if echo is not None:
                 for line in self.describe():
                     echo(line)
-            assert self._http is not None
-            await self._http.wait()
+            serving = asyncio.ensure_future(self._http.wait())
+            asked = asyncio.ensure_future(requested.wait())
+            await asyncio.wait({serving, asked}, return_when=asyncio.FIRST_COMPLETED)
+            asked.cancel()
+            if requested.is_set():
+                await self.shut_down(forced)
         finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
             await self.stop()
+
+    async def shut_down(self, forced: asyncio.Event | None = None) -> None:
+        """Stop accepting (connections, RPCs, new runs), give running tasks
+        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        grace = self.options.shutdown_grace
+        if self._http is not None:
+            self._http.stop_accepting()
+        if self._grpc is not None:  # new RPCs refused now; running ones end below
+            self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
+        await drain(self.runner.tasks, grace, forced or asyncio.Event())
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()

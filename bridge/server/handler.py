@@ -14,8 +14,9 @@ event (cost grows with stream length), writes the whole task to the store per ev
 evicts a consumer 1,024 events behind without telling it, and insists on a ``Task`` as
 the first frame where trpc starts with a ``submitted`` status-update. Here the live task
 aggregates incrementally and fans out to unbounded coalescing subscriber buffers (O(1)
-per event whatever the stream length), and the finished ``Task`` is written to the task
-store once, at the end. ``tasks/cancel`` and the disconnect of the requesting stream
+per event whatever the stream length); the task store gets the task when it is accepted,
+a batched checkpoint while it runs (a database store, see task_journal) and how it
+ended, before the caller sees the end. ``tasks/cancel`` and the disconnect of the requesting stream
 (when nobody else is subscribed) cancel the producer, which closes the agent's iterator
 and publishes ``canceled``.
 """
@@ -44,6 +45,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import (
     ExtendedAgentCardNotConfiguredError,
+    InternalError,
     InvalidParamsError,
     TaskNotCancelableError,
     TaskNotFoundError,
@@ -138,6 +140,8 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     # --- starting a run -----------------------------------------------------------
 
     async def _prepare(self, params: SendMessageRequest, context: ServerCallContext) -> _Call:
+        if self.registry.closing:  # a keep-alive connection after SIGTERM: try elsewhere
+            raise InternalError(message="the server is shutting down; send it again")
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
@@ -255,6 +259,13 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         else:
             for first in encoder.start(app_name=self.runner.agent.name, user_id=live.owner):
                 live.publish(first)
+        try:
+            await self.registry.accept(live)  # stored before the caller hears of it
+        except Exception:
+            if subscriber is not None:
+                live.unsubscribe(subscriber)
+            self.registry.release(live)
+            raise
         self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
         return live, subscriber
 
@@ -311,7 +322,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         live = self.registry.live(params.id, owner)
         if live is not None:
             return live.snapshot(history)
-        task = await self.registry.stored(params.id, owner)
+        task = await self.registry.current_task(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {params.id} not found")
         if history is not None and len(task.history) > history:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -24,11 +24,21 @@ from trpc_bridge.server.limits import (
 )
 
 
-class HttpListener:
-    """A bound TCP socket, then uvicorn serving an app on it until :meth:`stop`."""
+class _NoSignals(uvicorn.Server):
+    """uvicorn that leaves SIGINT / SIGTERM to its owner (graceful shutdown)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class HttpListener:
+    """A bound TCP socket, then uvicorn serving an app on it until :meth:`stop`.
+    ``signals=False``: uvicorn does not take SIGINT / SIGTERM (the owner handles them)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, signals: bool = True) -> None:
         self.host = host
+        self._signals = signals
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Accepted connections inherit this; without it a pre-bound socket answers with
@@ -73,12 +83,18 @@ class HttpListener:
             timeout_keep_alive=keep_alive,
             limit_concurrency=max_connections,
         )
-        self._server = uvicorn.Server(config)
+        self._server = (uvicorn.Server if self._signals else _NoSignals)(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
         while not self._server.started:
             if self._task.done():
                 await self._task
             await asyncio.sleep(0.01)
+
+    def stop_accepting(self) -> None:
+        """Close the listening socket; connections already open go on."""
+        if self._server is not None:
+            for server in self._server.servers:
+                server.close()
 
     async def wait(self) -> None:
         """Until uvicorn stops serving (e.g. on Ctrl-C)."""

@@ -76,8 +76,12 @@ class PushConfigRequests:
     ) -> TaskPushNotificationConfig:
         self._delivery()
         owner = await self._owned(params.task_id, context)
-        running = self.registry.live(params.task_id, owner) is not None
-        return await self.attach_push_config(params.task_id, params, owner, running=running)
+        live = self.registry.live(params.task_id, owner)
+        running = live is not None and not live.remote
+        stored = await self.attach_push_config(params.task_id, params, owner, running=running)
+        if not running:  # it may run on another replica: that one delivers
+            await self.registry.ask_runner(params.task_id, owner, "push")
+        return stored
 
     async def on_get_task_push_notification_config(
         self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
