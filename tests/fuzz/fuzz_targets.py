@@ -33,6 +33,8 @@ from trpc_bridge.codecs.e2a.a2a import envelope_from_a2a_send_message
 from trpc_bridge.codecs.e2a.acp_inbound import envelope_from_acp_jsonrpc
 from trpc_bridge.codecs.e2a.errors import E2AError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AResponse
+from trpc_bridge.codecs.tfrs import ProgressConsumer
+from trpc_bridge.codecs.tfrs.envelope import parse_envelope
 from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
 from trpc_bridge.codecs.trpc_keys import CodecError
 from trpc_bridge.json_body import BodyError, read_json
@@ -80,6 +82,11 @@ def _stream(frames: Any) -> object:
     return None
 
 
+def _progress(result: Any) -> object:
+    # Never raises: anything unreadable is no progress (seed 000: best effort).
+    return ProgressConsumer().feed(result)
+
+
 def _client_frame(body: bytes) -> object:
     return stream_result(body.decode("utf-8", "replace"), "message/stream")
 
@@ -92,6 +99,8 @@ TARGETS: list[FuzzTarget] = [
     FuzzTarget("client SSE frame (remote server's stream)", _client_frame, (RemoteCallError,)),
     FuzzTarget("A2A stream frames (0.3 and 1.0 wires)", _stream, json=True),
     FuzzTarget("A2A unary result (0.3 and 1.0 wires)", decode_result, (CodecError,), json=True),
+    FuzzTarget("tfrs envelope (the metadata value)", parse_envelope, json=True),
+    FuzzTarget("tfrs progress in an A2A result (0.3 and 1.0)", _progress, json=True),
     FuzzTarget("E2A envelope", E2AEnvelope.from_dict, (E2AError,), json=True),
     FuzzTarget("E2A response", E2AResponse.from_dict, (E2AError,), json=True),
     FuzzTarget("ACP JSON-RPC call → E2A", envelope_from_acp_jsonrpc, (E2AError,), json=True),
