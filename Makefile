@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 GRPC_PORT ?= 50051
 
-.PHONY: install run test lint typecheck pytest bench interop clean
+.PHONY: install run test lint typecheck pytest chromium db-servers bench interop peers conformance conformance-must protos agenthost clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ required"'
@@ -32,12 +32,59 @@ typecheck: $(STAMP)
 	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bridge codecs telemetry tests bench
-	$(BIN)/ruff format --check bridge codecs telemetry tests bench
+	$(BIN)/ruff check bridge codecs telemetry tests bench interop/python
+	$(BIN)/ruff format --check bridge codecs telemetry tests bench interop/python
 	$(MAKE) --no-print-directory typecheck
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh --check
 
-pytest: $(STAMP) tests/agui_node/node_modules
+# The code generated from protos/ (Python in bridge/v1, Go in interop/agenthost/trpcbridgev1;
+# the Go part needs `go`): committed, and checked for staleness by `make lint`.
+protos: $(STAMP)
+	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
+
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
 	$(BIN)/python -m pytest -q
+
+# Debian's Chromium for the playground's browser test (driven through Playwright's Python
+# package, never its own browser downloads). Installed when missing and running as root;
+# otherwise the browser test skips and says why.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's chromium for the playground browser test"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends chromium chromium-driver >/dev/null) \
+			|| echo "warning: apt-get could not install chromium"; \
+		else echo "$(CHROMIUM) not found (and not root): the playground browser test will skip"; fi; \
+	fi
+
+# The Python agent frameworks the interop matrix runs (interop/python/), one virtualenv
+# each: trpc-agent-py's `a2a` and `a2a-v1` extras cannot share an install, and neither
+# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements change.
+PEERS := build/peers
+PEER_STAMPS := $(PEERS)/trpc-py/.stamp $(PEERS)/trpc-py-v1/.stamp $(PEERS)/adk/.stamp
+
+$(PEERS)/%/.stamp: interop/python/requirements-%.txt
+	@rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$*
+	$(PEERS)/$*/bin/python -m pip install -q --upgrade pip
+	$(PEERS)/$*/bin/python -m pip install -q -r $<
+	@touch $@
+
+peers: $(PEER_STAMPS)
+
+# Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
+# tests (started on loopback by the tests themselves). Installed when missing and running
+# as root; otherwise those tests skip and say why.
+db-servers:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's postgresql and redis-server for the replica tests"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends postgresql redis-server >/dev/null) \
+			|| echo "warning: apt-get could not install postgresql / redis-server"; \
+		else echo "PostgreSQL or Redis server missing (and not root): their tests will skip"; fi; \
+	fi
 
 # @ag-ui/client for the AG-UI client check; reinstalled when the lock file changes.
 # Without npm this only warns (the client test itself skips when node is absent).
@@ -46,16 +93,40 @@ tests/agui_node/node_modules: tests/agui_node/package-lock.json
 		cd tests/agui_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/agui_node (AG-UI client check)"; fi
 
-test: lint pytest
+# @zed-industries/agent-client-protocol for the ACP client check of `trpc-bridge acp`.
+tests/acp_node/node_modules: tests/acp_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
-# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`), also part
-# of `make test`; this target prints it and writes docs/interop.md.
-interop: $(STAMP)
+# The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
+# against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
+# that pytest's summary stays the last line.
+conformance-must: $(STAMP)
+	$(BIN)/python tests/conformance/tck_run.py --target tck --require-must
+
+test: lint conformance-must pytest
+
+# The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`) and the
+# Python frameworks (interop/python), also part of `make test`; this target prints it and
+# writes docs/interop.md.
+interop: $(STAMP) peers
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+
+# The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests
+# build it themselves. Go's caches go under build/ when HOME is unset, as for interop/go.
+agenthost:
+	cd interop/agenthost && $(if $(HOME),,GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go-path) \
+		go build -o bin/agenthost .
+
+# The TCK against every target of the README's conformance table (proxy-go needs `go`).
+CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
+conformance: $(STAMP)
+	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done
 
 # a2a-sdk's own spans are off for every server measured (the bridge and the plain-SDK
 # baseline alike): its default no-op spans cost 15-30 % and would flatter the bridge.
-bench: $(STAMP)
+bench: $(STAMP) db-servers
 	@for b in bench/[!_]*.py; do echo "== $$b"; \
 		OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=false $(BIN)/python $$b || exit 1; done
 

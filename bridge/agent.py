@@ -29,6 +29,10 @@ class Agent(Protocol):
     ``run`` is an async generator. Stopping the iteration (``aclose()`` or cancelling the
     task that iterates it) must be enough to stop the agent's work; the bridge does that
     on ``tasks/cancel`` and on client disconnect.
+
+    Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
+    ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
+    their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
     """
 
     name: str
@@ -55,6 +59,11 @@ class FunctionAgent:
 
 class _RunFn(Protocol):
     def __call__(self, request: AgentRequest, /) -> AsyncIterator[AgentEvent]: ...
+
+
+def tools_run_elsewhere(agent: Agent) -> bool:
+    """Whether ``agent``'s tool calls ran in another process (see :class:`Agent`)."""
+    return bool(getattr(agent, "tools_run_elsewhere", False))
 
 
 async def close_events(events: AsyncIterator[AgentEvent]) -> None:

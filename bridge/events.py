@@ -17,7 +17,7 @@ import os
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +33,28 @@ class ObjectType:
     ERROR = "error"
     GRAPH_EXECUTION = "graph.execution"
     GRAPH_PREFIX = "graph."
+    #: Not a trpc-agent-go object: the agent sets the A2A task state
+    #: (:meth:`AgentEvent.task_status`). trpc has no such event; A2A agents need it to
+    #: ask for input, reject a task, or finish a task with a status message.
+    TASK_STATUS = "a2a.task_status"
+
+
+class TaskStateName:
+    """A2A task states an agent may set with :meth:`AgentEvent.task_status` (the 0.3
+    wire names). ``working`` reports progress; every other one ends the run: the
+    interrupted ones (input / auth required) leave the task open for a follow-up
+    message with its ``taskId``."""
+
+    WORKING: Final = "working"
+    INPUT_REQUIRED: Final = "input-required"
+    AUTH_REQUIRED: Final = "auth-required"
+    COMPLETED: Final = "completed"
+    REJECTED: Final = "rejected"
+
+
+TaskStateLiteral = Literal[
+    "", "working", "input-required", "auth-required", "completed", "rejected"
+]
 
 
 class Tag:
@@ -81,11 +103,12 @@ class ToolCall(BaseModel):
     function: FunctionCall = Field(default_factory=FunctionCall)
 
 
-ContentPartType = Literal["text", "image", "audio", "file"]
+ContentPartType = Literal["text", "image", "audio", "file", "data"]
 
 
 class ContentPart(BaseModel):
-    """A multimodal part: text, or image/audio/file by inline bytes or by URL."""
+    """A multimodal part: text, image/audio/file by inline bytes or by URL, or structured
+    data (``type="data"``, the JSON value in ``value``: an A2A DataPart)."""
 
     model_config = _MODEL_CONFIG
     type: ContentPartType = "text"
@@ -96,6 +119,8 @@ class ContentPart(BaseModel):
     mime_type: str = ""
     #: File name; for images and audio trpc-agent-go writes ``image`` / ``audio``.
     name: str = ""
+    #: ``type="data"`` only: a JSON-serialisable value.
+    value: Any = None
 
 
 class ChatMessage(BaseModel):
@@ -175,6 +200,8 @@ class AgentEvent(BaseModel):
     event_id: str = Field(default_factory=lambda: os.urandom(16).hex())
     #: Unix time in seconds.
     timestamp: float = Field(default_factory=_now)
+    #: ``object == TASK_STATUS`` only: a :class:`TaskStateName`.
+    task_state: TaskStateLiteral = ""
 
     # --- queries --------------------------------------------------------------------
 
@@ -206,6 +233,9 @@ class AgentEvent(BaseModel):
 
     def is_runner_completion(self) -> bool:
         return self.done and self.object == ObjectType.RUNNER_COMPLETION
+
+    def is_task_status(self) -> bool:
+        return self.object == ObjectType.TASK_STATUS
 
     def to_json_line(self) -> str:
         """One compact JSON object, empty fields left out (the CLI's ``--json`` output)."""
@@ -252,13 +282,14 @@ class AgentEvent(BaseModel):
         )
 
     @classmethod
-    def tool_calls(cls, calls: list[ToolCall], response_id: str) -> AgentEvent:
-        """An LLM response that asks for one or more tool calls."""
-        return cls(
-            id=response_id,
-            object=ObjectType.COMPLETION,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, tool_calls=calls))],
-        )
+    def tool_calls(
+        cls, calls: list[ToolCall], response_id: str, *, reasoning: str = ""
+    ) -> AgentEvent:
+        """An LLM response that asks for one or more tool calls; ``reasoning`` is the
+        response's complete reasoning, as a model's final response carries it (what a
+        unary caller sees: partial chunks do not reach it)."""
+        message = ChatMessage(role=Role.ASSISTANT, reasoning_content=reasoning, tool_calls=calls)
+        return cls(id=response_id, object=ObjectType.COMPLETION, choices=[Choice(message=message)])
 
     @classmethod
     def tool_call(
@@ -268,11 +299,12 @@ class AgentEvent(BaseModel):
         *,
         call_id: str,
         response_id: str,
+        reasoning: str = "",
     ) -> AgentEvent:
         """A single tool call; mapping arguments are serialised to a JSON string."""
         args = arguments if isinstance(arguments, str) else json.dumps(arguments)
         call = ToolCall(id=call_id, function=FunctionCall(name=name, arguments=args))
-        return cls.tool_calls([call], response_id)
+        return cls.tool_calls([call], response_id, reasoning=reasoning)
 
     @classmethod
     def tool_result(
@@ -298,21 +330,20 @@ class AgentEvent(BaseModel):
     @classmethod
     def code(cls, code: str, *, response_id: str = "") -> AgentEvent:
         """Code the agent is about to execute (``executable_code`` on the wire)."""
-        return cls(
-            id=response_id,
-            object=ObjectType.CODE_EXECUTION,
-            tag=Tag.CODE,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=code))],
-        )
+        return cls._code_execution(Tag.CODE, code, response_id)
 
     @classmethod
     def code_result(cls, output: str, *, response_id: str = "") -> AgentEvent:
         """Output of executed code (``code_execution_result`` on the wire)."""
+        return cls._code_execution(Tag.CODE_RESULT, output, response_id)
+
+    @classmethod
+    def _code_execution(cls, tag: str, content: str, response_id: str) -> AgentEvent:
         return cls(
             id=response_id,
             object=ObjectType.CODE_EXECUTION,
-            tag=Tag.CODE_RESULT,
-            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=output))],
+            tag=tag,
+            choices=[Choice(message=ChatMessage(role=Role.ASSISTANT, content=content))],
         )
 
     @classmethod
@@ -331,6 +362,25 @@ class AgentEvent(BaseModel):
             object=ObjectType.ERROR,
             done=True,
             error=ResponseError(type=type, message=message, code=code, param=param),
+        )
+
+    @classmethod
+    def task_status(
+        cls,
+        state: TaskStateLiteral,
+        text: str = "",
+        *,
+        content_parts: list[ContentPart] | None = None,
+    ) -> AgentEvent:
+        """Set the A2A task state (a :class:`TaskStateName`), with an optional status
+        message. Any state but ``working`` ends the run; an agent that reports a state
+        is answered with a ``Task`` (never a bare ``Message``) on a unary call."""
+        message = ChatMessage(role=Role.ASSISTANT, content=text, content_parts=content_parts or [])
+        return cls(
+            object=ObjectType.TASK_STATUS,
+            task_state=state,
+            done=state != TaskStateName.WORKING,
+            choices=[Choice(message=message)] if not message.is_empty() else [],
         )
 
     @classmethod

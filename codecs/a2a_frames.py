@@ -270,7 +270,11 @@ def _unwrapped_kind(result: JsonMap) -> str:
 
 
 def read_result(result: Any) -> Frame:
-    """A JSON-RPC ``result`` (or a REST body / a dumped ``StreamResponse``) as a frame."""
+    """A JSON-RPC ``result`` (or a REST body / a dumped ``StreamResponse``) as a frame; a
+    frame already read (e.g. rewritten by :mod:`~trpc_bridge.codecs.dialect_frames`) is
+    returned as it is."""
+    if isinstance(result, WireMessage | TaskFrame | StatusFrame | ArtifactFrame):
+        return result
     if not isinstance(result, Mapping):
         raise CodecError(f"A2A result must be a JSON object, got {type(result).__name__}")
     kind = result.get("kind")

@@ -1,5 +1,6 @@
 """AG-UI 1.0 from any :class:`~trpc_bridge.events.AgentEvent` stream, aggregated by
-``llm_response_id`` (trpc-agent-go's ``server/agui/translator``, spec §5).
+``llm_response_id`` (trpc-agent-go's ``server/agui/translator``, ``docs/wire-spec.md``
+§5).
 
 One :class:`AguiTranslator` per run turns agent events into ``ag_ui.core`` events:
 

@@ -12,6 +12,10 @@ policy (``docs/wire-spec.md`` §3.1): ``auto`` takes the first registered encodi
 accepts the request, in registration order (plain A2A last, accepting everyone);
 ``always`` / ``never`` are trpc's names for ``trpc`` / ``plain``; any encoding's name
 forces it.
+
+An *overlay* adds frames beside whichever encoding was chosen (tfrs progress): every
+registered :class:`Overlay` that accepts the request wraps the stream encoder
+(:func:`stream_encoding`). Overlays do not touch unary runs.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ class EncodingRequest:
     extensions: frozenset[str] = frozenset()
     #: The caller's request headers (or gRPC metadata), names in lower case.
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: The metadata of the request message's parts, as JSON (ADK marks its user's parts).
+    part_metadata: tuple[Mapping[str, Any], ...] = ()
     wire: WireVersion = WireVersion.V0_3
 
 
@@ -100,11 +106,21 @@ class StreamEncoding(Protocol):
 
 class UnaryEncoding(Protocol):
     """One ``message/send`` run: :meth:`add` until it returns ``False``, then
-    :meth:`result`."""
+    :meth:`result`.
+
+    An encoding whose unary answer is the task itself (plain A2A) sets :attr:`streamed`:
+    the server then drives that stream encoder instead of :meth:`add`, so the live task
+    is up to date during the run (``tasks/get``, subscribers, ``return_immediately``), and
+    :meth:`result` returns ``None`` for "the task as its frames built it". trpc's packing
+    (one message → ``Message``, several → ``Task``) needs all events first: ``None``.
+    """
+
+    @property
+    def streamed(self) -> StreamEncoding | None: ...
 
     def add(self, event: AgentEvent) -> bool: ...
 
-    def result(self, *, context_id: str, task_id: str) -> Message | Task: ...
+    def result(self, *, context_id: str, task_id: str) -> Message | Task | None: ...
 
 
 class Encoding(Protocol):
@@ -120,6 +136,17 @@ class Encoding(Protocol):
     def stream(self, run: RunTarget) -> StreamEncoding: ...
 
     def unary(self, run: RunTarget) -> UnaryEncoding: ...
+
+
+class Overlay(Protocol):
+    """A registered addition beside the chosen encoding, asked for per request."""
+
+    @property
+    def name(self) -> str: ...
+
+    def accepts(self, request: EncodingRequest) -> bool: ...
+
+    def wrap(self, encoder: StreamEncoding, run: RunTarget) -> StreamEncoding: ...
 
 
 class Negotiation(enum.StrEnum):
@@ -139,19 +166,33 @@ _ALIASES: dict[str, str] = {Negotiation.ALWAYS: "trpc", Negotiation.NEVER: "plai
 #: Built-in encodings, ``module:attribute``, in ``auto`` order; imported on first use
 #: (the encoding modules import this one).
 _BUILT_IN = (
+    "trpc_bridge.codecs.dialect_encodings:ADK",
+    "trpc_bridge.codecs.dialect_encodings:TRPC_PYTHON",
     "trpc_bridge.codecs.trpc_runs:TRPC",
     "trpc_bridge.codecs.plain_a2a:PLAIN",
 )
 _registry: dict[str, Encoding] = {}
+#: Built-in overlays, applied in this order (the first wraps the encoder innermost).
+_BUILT_IN_OVERLAYS = ("trpc_bridge.codecs.tfrs.overlay:TFRS_PROGRESS",)
+_overlays: dict[str, Overlay] = {}
+
+
+def _load(spec: str) -> Any:
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _filled(registry: dict[str, Any], specs: tuple[str, ...]) -> dict[str, Any]:
+    """``registry``, loaded from ``specs`` (each object's ``name`` is its key) if empty."""
+    if not registry:
+        for spec in specs:
+            item = _load(spec)
+            registry[item.name] = item
+    return registry
 
 
 def _encodings() -> dict[str, Encoding]:
-    if not _registry:
-        for spec in _BUILT_IN:
-            module, _, attr = spec.partition(":")
-            encoding: Encoding = getattr(importlib.import_module(module), attr)
-            _registry[encoding.name] = encoding
-    return _registry
+    return _filled(_registry, _BUILT_IN)
 
 
 def register_encoding(encoding: Encoding, *, before: str | None = None) -> None:
@@ -191,6 +232,27 @@ def select_encoding(policy: str, request: EncodingRequest) -> Encoding:
         if encoding.accepts(request):
             return encoding
     return encodings["plain"]
+
+
+def _overlay_registry() -> dict[str, Overlay]:
+    return _filled(_overlays, _BUILT_IN_OVERLAYS)
+
+
+def register_overlay(overlay: Overlay) -> None:
+    """Add (or replace) an overlay; it wraps outside the ones already registered."""
+    registry = _overlay_registry()
+    registry.pop(overlay.name, None)
+    registry[overlay.name] = overlay
+
+
+def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> StreamEncoding:
+    """The stream encoder for one request: the selected encoding's, wrapped by every
+    overlay that accepts the request."""
+    encoder = select_encoding(policy, request).stream(run)
+    for overlay in _overlay_registry().values():
+        if overlay.accepts(request):
+            encoder = overlay.wrap(encoder, run)
+    return encoder
 
 
 def fill_required_parts(item: ProtoFrame | Task) -> None:

@@ -1,12 +1,20 @@
-"""Agent events → plain A2A: the answer text only.
+"""Agent events → plain A2A: the answer, without trpc's execution trace.
 
 What the bridge sends to a caller that did not declare a supported
 ``interaction_spec_version`` (negotiation ``auto``) or to every caller (``never``):
 the documented intent of trpc's interaction spec that trpc-agent-go itself does not
-implement (reference §3.1, §9.1). Assistant text is streamed as artifact updates (one
-artifact per LLM response, ``append`` after the first chunk); reasoning, tool calls,
-tool results, code execution, state deltas and trpc metadata are left out. A terminal
-error becomes a ``failed`` (or ``canceled``) status whose message is the error text.
+implement (``docs/wire-spec.md`` §3.1, §9.1). Assistant text is streamed as artifact updates (one
+artifact per LLM response, ``append`` after the first chunk), with the response's
+files and data as parts of the same artifact; reasoning, tool calls, tool results, code
+execution, state deltas and trpc metadata are left out. A terminal error becomes a
+``failed`` (or ``canceled``) status whose message is the error text. A task-status event
+(:meth:`~trpc_bridge.events.AgentEvent.task_status`) becomes a status update in that
+state with its message; any state but ``working`` ends the run.
+
+A unary answer is the task those frames build (the encoder streams into the live task,
+see :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`), except for a direct reply —
+answer text only: no task status, no file or data, no error — which is one agent
+``Message`` with the whole text.
 """
 
 from __future__ import annotations
@@ -16,13 +24,12 @@ from a2a.types import (
     Message,
     Part,
     Role,
-    Task,
     TaskArtifactUpdateEvent,
+    TaskState,
     TaskStatusUpdateEvent,
 )
 
 from trpc_bridge.codecs.encoding import (
-    EncodeOptions,
     EncodingRequest,
     RunTarget,
     StreamFrame,
@@ -35,24 +42,51 @@ from trpc_bridge.codecs.trpc_encode import (
     submitted_status,
     task_status,
 )
-from trpc_bridge.events import AgentEvent, ObjectType
+from trpc_bridge.codecs.trpc_request import content_part_to_a2a
+from trpc_bridge.events import AgentEvent, ChatMessage, ContentPart, ObjectType, TaskStateName
 from trpc_bridge.names import new_id
 
 #: Artifact id for answer text that has no LLM response id.
 ANSWER_ARTIFACT_ID = "answer"
 
+_WIRE_STATES = {
+    TaskStateName.WORKING: TaskState.TASK_STATE_WORKING,
+    TaskStateName.INPUT_REQUIRED: TaskState.TASK_STATE_INPUT_REQUIRED,
+    TaskStateName.AUTH_REQUIRED: TaskState.TASK_STATE_AUTH_REQUIRED,
+    TaskStateName.COMPLETED: TaskState.TASK_STATE_COMPLETED,
+    TaskStateName.REJECTED: TaskState.TASK_STATE_REJECTED,
+}
 
-def _answer_text(event: AgentEvent) -> str:
-    """The assistant text of a text event; ``""`` for everything else."""
-    if not event.choices or event.object == ObjectType.CODE_EXECUTION:
-        return ""
+
+def _answer_message(event: AgentEvent) -> ChatMessage | None:
+    """The assistant content of a text event (its delta when partial); ``None`` for
+    everything that is not answer content."""
+    if not event.choices or event.object in (ObjectType.CODE_EXECUTION, ObjectType.TASK_STATUS):
+        return None
     choice = event.choices[0]
     message = choice.message
     if message.tool_calls or message.is_tool_result:
-        return ""
-    if event.is_partial:
-        return choice.delta.content
-    return message.content or choice.delta.content
+        return None
+    if event.is_partial or message.is_empty():
+        return choice.delta
+    return message
+
+
+def _answer_text(event: AgentEvent) -> str:
+    message = _answer_message(event)
+    return message.content if message is not None else ""
+
+
+def plain_part(part: ContentPart) -> Part:
+    """A content part as plain A2A: a text, data or file part (no trpc metadata)."""
+    if part.type in ("text", "data"):
+        return content_part_to_a2a(part)
+    out = Part(filename=part.name, media_type=part.mime_type)
+    if part.data is not None:
+        out.raw = part.data
+    else:
+        out.url = part.url
+    return out
 
 
 class PlainAnswer:
@@ -81,23 +115,28 @@ class PlainAnswer:
         return "".join("".join(pieces) for pieces in self.texts.values())
 
 
-def _error_frame(event: AgentEvent, *, task_id: str, context_id: str) -> TaskStatusUpdateEvent:
-    message = Message(
-        message_id=new_id("msg"), task_id=task_id, context_id=context_id, role=Role.ROLE_AGENT
+def _agent_message(parts: list[Part], *, task_id: str, context_id: str) -> Message:
+    return Message(
+        message_id=new_id("msg"),
+        task_id=task_id,
+        context_id=context_id,
+        role=Role.ROLE_AGENT,
+        parts=parts,
     )
-    if event.error is not None and event.error.message:
-        message.parts.append(Part(text=event.error.message))
+
+
+def _error_frame(event: AgentEvent, *, task_id: str, context_id: str) -> TaskStatusUpdateEvent:
+    parts = [Part(text=event.error.message)] if event.error and event.error.message else []
+    message = _agent_message(parts, task_id=task_id, context_id=context_id)
     return TaskStatusUpdateEvent(
         task_id=task_id, context_id=context_id, status=task_status(error_task_state(event), message)
     )
 
 
-_NO_ADK = EncodeOptions(adk_compat=False)
-
-
 class PlainStreamEncoder:
-    """A :class:`~trpc_bridge.codecs.encoding.StreamEncoding`: the answer text as artifact
-    updates, ``completed`` or the error status at the end."""
+    """A :class:`~trpc_bridge.codecs.encoding.StreamEncoding`: the answer as artifact
+    updates, task-status events as status updates, ``completed`` or the error status at
+    the end."""
 
     def __init__(self, run: RunTarget) -> None:
         self.task_id = run.task_id
@@ -105,17 +144,15 @@ class PlainStreamEncoder:
         self.v1 = run.wire is WireVersion.V1_0
         self.done = False
         self.answer = PlainAnswer()
+        #: The run was more than a direct reply (see :meth:`direct_reply`).
+        self.task_like = False
+        self._artifacts: set[str] = set()
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
-        return [
-            submitted_status(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                app_name=app_name,
-                user_id=user_id,
-                options=_NO_ADK,
-            )
-        ]
+        submitted = submitted_status(
+            task_id=self.task_id, context_id=self.context_id, app_name=app_name, user_id=user_id
+        )
+        return [submitted]
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         if self.done:
@@ -123,23 +160,50 @@ class PlainStreamEncoder:
         if event.is_runner_completion():
             return self.close()
         if event.is_terminal_error():
-            self.done = True
-            frame = _error_frame(event, task_id=self.task_id, context_id=self.context_id)
-            if self.v1:
-                fill_required_parts(frame)
-            return [frame]
+            self.done = self.task_like = True
+            return self._out(_error_frame(event, task_id=self.task_id, context_id=self.context_id))
+        if event.is_task_status():
+            return self._out(self._status(event))
+        frames: list[StreamFrame] = []
         sent = self.answer.add(event)
-        if sent is None:
-            return []
-        artifact_id, text, append = sent
-        return [
-            TaskArtifactUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                artifact=Artifact(artifact_id=artifact_id, parts=[Part(text=text)]),
-                append=append,
-            )
-        ]
+        if sent is not None:
+            artifact_id, text, append = sent
+            frames.append(self._artifact(artifact_id, [Part(text=text)], append=append))
+        message = _answer_message(event)
+        if message is not None and message.content_parts:
+            self.task_like = True
+            artifact_id = event.id or ANSWER_ARTIFACT_ID
+            parts = [plain_part(part) for part in message.content_parts]
+            frames.append(self._artifact(artifact_id, parts, append=artifact_id in self._artifacts))
+        return frames
+
+    def _out(self, frame: TaskStatusUpdateEvent) -> list[StreamFrame]:
+        if self.v1:
+            fill_required_parts(frame)
+        return [frame]
+
+    def _artifact(self, artifact_id: str, parts: list[Part], *, append: bool) -> StreamFrame:
+        self._artifacts.add(artifact_id)
+        return TaskArtifactUpdateEvent(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            artifact=Artifact(artifact_id=artifact_id, parts=parts),
+            append=append,
+        )
+
+    def _status(self, event: AgentEvent) -> TaskStatusUpdateEvent:
+        self.task_like = True
+        self.done = event.task_state != TaskStateName.WORKING
+        message = None
+        if event.choices:
+            content = event.choices[0].message
+            parts = [Part(text=content.content)] if content.content else []
+            parts += [plain_part(part) for part in content.content_parts]
+            message = _agent_message(parts, task_id=self.task_id, context_id=self.context_id)
+        state = _WIRE_STATES.get(event.task_state, TaskState.TASK_STATE_COMPLETED)
+        return TaskStatusUpdateEvent(
+            task_id=self.task_id, context_id=self.context_id, status=task_status(state, message)
+        )
 
     def close(self) -> list[StreamFrame]:
         if self.done:
@@ -147,39 +211,36 @@ class PlainStreamEncoder:
         self.done = True
         return [completed_status(task_id=self.task_id, context_id=self.context_id)]
 
-
-class PlainUnaryEncoder:
-    """A :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`: the answer is one agent
-    ``Message`` with the whole text; a terminal error gives a failed (or canceled)
-    ``Task`` whose status message is the error text."""
-
-    def __init__(self, run: RunTarget) -> None:
-        self.v1 = run.wire is WireVersion.V1_0
-        self.answer = PlainAnswer()
-        self.error: AgentEvent | None = None
-
-    def add(self, event: AgentEvent) -> bool:
-        if event.is_runner_completion():
-            return False
-        if event.is_terminal_error():
-            self.error = event
-            return False
-        self.answer.add(event)
-        return True
-
-    def result(self, *, context_id: str, task_id: str) -> Message | Task:
-        if self.error is not None:
-            frame = _error_frame(self.error, task_id=task_id, context_id=context_id)
-            task = Task(id=task_id, context_id=context_id, status=frame.status)
-            if self.v1:
-                fill_required_parts(task)
-            return task
+    def direct_reply(self) -> Message | None:
+        """The unary answer when the run was a direct reply: one agent ``Message`` with
+        the whole answer text; ``None`` when the caller is owed the ``Task``."""
+        if self.task_like:
+            return None
         return Message(
             message_id=new_id("msg"),
-            context_id=context_id,
+            context_id=self.context_id,
             role=Role.ROLE_AGENT,
             parts=[Part(text=self.answer.text())],
         )
+
+
+class PlainUnaryEncoder:
+    """A :class:`~trpc_bridge.codecs.encoding.UnaryEncoding` that streams into the task:
+    the answer is the task, or one ``Message`` for a direct reply."""
+
+    def __init__(self, run: RunTarget) -> None:
+        self.stream = PlainStreamEncoder(run)
+
+    @property
+    def streamed(self) -> PlainStreamEncoder:
+        return self.stream
+
+    def add(self, event: AgentEvent) -> bool:
+        self.stream.encode(event)
+        return not self.stream.done
+
+    def result(self, *, context_id: str, task_id: str) -> Message | None:
+        return self.stream.direct_reply()
 
 
 class PlainEncoding:

@@ -1,4 +1,4 @@
-"""Agent events → A2A, the way trpc-agent-go's server writes them (reference §2).
+"""Agent events → A2A, as trpc-agent-go's server writes them (``docs/wire-spec.md`` §2).
 
 Pure functions over a2a-sdk protobuf types: one agent event becomes a list of parts plus
 message-level metadata (:func:`encode_event`); the runtime wraps that into a streaming
@@ -219,6 +219,9 @@ def encode_event(
     )
 
 
+_NO_ADK = EncodeOptions(adk_compat=False)
+
+
 def streamed_text(
     event: AgentEvent, options: EncodeOptions
 ) -> tuple[str, dict[str, Any] | None] | None:
@@ -274,9 +277,14 @@ def artifact_update(
 
 
 def submitted_status(
-    *, task_id: str, context_id: str, app_name: str, user_id: str, options: EncodeOptions
+    *,
+    task_id: str,
+    context_id: str,
+    app_name: str,
+    user_id: str,
+    options: EncodeOptions = _NO_ADK,
 ) -> TaskStatusUpdateEvent:
-    """The first frame of a trpc stream; ADK compatibility adds app/session/user."""
+    """The first frame of a stream; trpc's ADK compatibility adds app/session/user."""
     update = TaskStatusUpdateEvent(
         task_id=task_id,
         context_id=context_id,

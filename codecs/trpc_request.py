@@ -1,12 +1,12 @@
 """The user's A2A message ⇄ :class:`AgentRequest`, and version negotiation.
 
 Outbound (``request_to_message``) writes what trpc-agent-go's ``A2AAgent`` writes
-(reference §3.2, vectors Q01/Q02): text first, then one part per content part, request
-metadata ``interaction_spec_version`` / ``invocation_id`` / ``user_id``. Inbound
-(``message_to_request``) reads any A2A user message the way trpc-agent-go's server does
-(§2.9), except that DataParts become compact JSON text (``{"count":2}``, as trpc's v1
-server writes them; Struct's ``2.0`` comes out as ``2``), not Go v0's ``map[k:v]``
-rendering — a deliberate deviation, see README.
+(``docs/wire-spec.md`` §3.2, vectors Q01/Q02): text first, then one part per content
+part, request metadata ``interaction_spec_version`` / ``invocation_id`` / ``user_id``.
+Inbound (``message_to_request``) reads any A2A user message the way trpc-agent-go's
+server does (§2.9), except that DataParts become compact JSON text (``{"count":2}``, as
+trpc's v1 server writes them; Struct's ``2.0`` comes out as ``2``), not Go v0's
+``map[k:v]`` rendering — a deliberate deviation, see README.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from a2a.types import Message, Part, Role
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.struct_pb2 import Value
 
 from trpc_bridge.codecs.trpc_keys import (
     INTERACTION_SPEC_VERSION,
@@ -48,6 +49,8 @@ def content_part_to_a2a(part: ContentPart) -> Part:
     ``content_type``; images and audio are named ``image`` / ``audio``)."""
     if part.type == "text":
         return Part(text=part.text)
+    if part.type == "data":  # an A2A DataPart (trpc has no such content part)
+        return Part(data=ParseDict(part.value, Value()))
     name = (part.name or "file") if part.type == "file" else part.type
     out = Part(filename=name, media_type=part.mime_type)
     if part.data is not None:

@@ -231,6 +231,8 @@ class StreamEncoder:
             completion=completion,
             last_artifact_id=(self._last_id or new_id("artifact")) if self.v1 else "",
         )
+        # trpc v1: ``append`` says whether an artifact was sent before (1.0 needs an id).
+        final.append = self.v1 and bool(self._last_id)
         return [
             *self._out(final),
             completed_status(task_id=self.task_id, context_id=self.context_id),
@@ -249,6 +251,10 @@ class UnaryEncoder:
     metadata-only message (its ``Message`` is empty), so avoid streaming agents behind
     ``message/send`` or expect those entries in the history.
     """
+
+    #: trpc packs the answer from every event at the end: nothing streams (see
+    #: :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`).
+    streamed = None
 
     def __init__(self, run: RunTarget) -> None:
         self.options = run.options

@@ -25,6 +25,7 @@ from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
+    AgentCall,
     content_recording,
     get_tracer,
     invoke_agent_attributes,
@@ -123,22 +124,21 @@ class AgentInvocation:
         return headers
 
     def observe(self, event: AgentEvent) -> None:
-        """Feed each decoded event: tool calls become ``execute_tool`` spans, errors mark
-        the call failed."""
+        """Feed each decoded event: a terminal error marks the call failed. The remote
+        agent's tool calls are not spans here: the process that ran them records them."""
         if self._tools is not None:
             self._tools.observe(event)
+
+
+#: A call described by its agent's name only.
+_NO_DETAILS = AgentCall()
 
 
 @contextmanager
 def invoke_agent_span(
     agent_name: str,
+    call: AgentCall = _NO_DETAILS,
     *,
-    conversation_id: str = "",
-    task_id: str = "",
-    transport: str = "",
-    protocol_version: str = "",
-    user_id: str = "",
-    input_text: str = "",
     parent: otel_context.Context | None = None,
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
@@ -146,7 +146,7 @@ def invoke_agent_span(
     """A CLIENT span ``invoke_agent {agent_name}`` around one remote agent call.
 
     Its parent is ``parent`` or the current context (e.g. the server span of a proxy).
-    ``user_id`` and ``input_text`` are recorded only with ``record_content`` (or
+    ``call.user_id`` and ``call.input_text`` are recorded only with ``record_content`` (or
     ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``). Pass
     ``invocation.call_context()`` to the a2a-sdk client so the interceptor propagates it.
     """
@@ -154,16 +154,7 @@ def invoke_agent_span(
         yield AgentInvocation(trace.INVALID_SPAN, None, None)
         return
     record = content_recording(record_content)
-    attributes = invoke_agent_attributes(
-        agent_name,
-        conversation_id=conversation_id,
-        task_id=task_id,
-        transport=transport,
-        protocol_version=protocol_version,
-        user_id=user_id,
-        input_text=input_text,
-        record_content=record,
-    )
+    attributes = invoke_agent_attributes(agent_name, call, record_content=record)
     span = get_tracer(tracer_provider).start_span(
         invoke_agent_span_name(agent_name),
         context=parent,
@@ -171,7 +162,9 @@ def invoke_agent_span(
         attributes=attributes,
     )
     span_context = trace.set_span_in_context(span, parent)
-    tools = ToolSpans(parent=span_context, tracer_provider=tracer_provider, record_content=record)
+    tools = ToolSpans(
+        parent=span_context, tracer_provider=tracer_provider, record_content=record, tools=False
+    )
     try:
         yield AgentInvocation(span, span_context, tools)
     except NOT_FAILURES:
@@ -200,8 +193,9 @@ def trace_remote_run(
     request and decodes the answer. The span's context is current only while that
     generator runs (one step at a time), so code in it that injects the *current*
     context (:func:`inject_headers`) propagates this span, and the consumer between
-    events is left untouched. Tool calls become ``execute_tool`` spans; a terminal error
-    event marks the span failed. With tracing off ``events`` comes back as is.
+    events is left untouched. A terminal error event marks the span failed; the remote
+    agent's tool calls are the remote process's spans, not this one's. With tracing off
+    ``events`` comes back as is.
     """
     if not tracing_enabled(tracer_provider):
         return events
@@ -226,13 +220,16 @@ async def _stepped(
     tracer_provider: trace.TracerProvider | None,
     record_content: bool | None,
 ) -> AsyncGenerator[AgentEvent, None]:
-    with invoke_agent_span(
-        agent_name,
-        conversation_id=request.context_id,
+    call = AgentCall(
         transport=transport,
         protocol_version=protocol_version,
+        conversation_id=request.context_id,
         user_id=request.user_id,
         input_text=request.text,
+    )
+    with invoke_agent_span(
+        agent_name,
+        call,
         tracer_provider=tracer_provider,
         record_content=record_content,
     ) as invocation:

@@ -31,7 +31,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trpc_bridge.telemetry.server_span import (
     DEFAULT_USER_ID_HEADER,
     PROPAGATED,
-    MessageCall,
     ServerSpans,
     forwarded_context,
 )
@@ -39,6 +38,7 @@ from trpc_bridge.telemetry.spans import (
     TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
     TRANSPORT_REST,
+    AgentCall,
     tracing_enabled,
 )
 
@@ -144,7 +144,7 @@ def _selected_headers(scope: Scope, user_id_header: str) -> dict[str, str]:
 
 def _http_message_call(
     path: str, body: bytes, headers: Mapping[str, str], spans: ServerSpans
-) -> MessageCall | None:
+) -> AgentCall | None:
     """The call's description if this POST is an A2A message call, else ``None``."""
     try:
         payload = json.loads(body) if body else None
@@ -169,7 +169,7 @@ def _http_message_call(
             for part in parts or ()
             if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
-    return MessageCall(
+    return AgentCall(
         transport=transport,
         protocol_version=headers.get(_A2A_VERSION_HEADER) or _DEFAULT_HTTP_VERSION,
         conversation_id=_text(message.get("contextId")),
@@ -276,7 +276,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
 
         return writing
 
-    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> MessageCall:
+    def _grpc_call(self, request: Any, metadata: Mapping[str, str], version: str) -> AgentCall:
         # 1.0 ``SendMessageRequest.message``; 0.3 ``SendMessageRequest.request``.
         field = "message" if version == "1.0" else "request"
         message = getattr(request, field, None)
@@ -284,7 +284,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         if self._spans.record_content and message is not None:
             # ``text`` is a plain string field of ``Part`` in both versions ("" if unset).
             text = "".join(part.text for part in message.parts)
-        return MessageCall(
+        return AgentCall(
             transport=TRANSPORT_GRPC,
             protocol_version=version,
             conversation_id=getattr(message, "context_id", "") or "",

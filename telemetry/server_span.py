@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
+    AgentCall,
     content_recording,
     get_tracer,
     invoke_agent_attributes,
@@ -34,18 +34,6 @@ from trpc_bridge.telemetry.spans import (
 
 #: trpc-agent-go's default identity header (``WithUserIDHeader``), as gRPC/ASGI spell it.
 DEFAULT_USER_ID_HEADER = "x-user-id"
-
-
-@dataclass(frozen=True)
-class MessageCall:
-    """What the span needs to know about one incoming message call."""
-
-    transport: str
-    protocol_version: str
-    conversation_id: str = ""
-    task_id: str = ""
-    user_id: str = ""
-    input_text: str = ""
 
 
 class ServerSpans:
@@ -66,7 +54,7 @@ class ServerSpans:
         self.user_id_header = user_id_header.lower()
 
     @contextmanager
-    def span(self, carrier: Mapping[str, str], call: MessageCall) -> Iterator[trace.Span]:
+    def span(self, carrier: Mapping[str, str], call: AgentCall) -> Iterator[trace.Span]:
         """Make the caller's context current and open the SERVER span under it.
 
         The extracted context (with its baggage) is attached first, so that baggage is
@@ -75,14 +63,7 @@ class ServerSpans:
         token = otel_context.attach(propagate.extract(carrier))
         try:
             attributes = invoke_agent_attributes(
-                self.agent_name,
-                conversation_id=call.conversation_id,
-                task_id=call.task_id,
-                transport=call.transport,
-                protocol_version=call.protocol_version,
-                user_id=call.user_id,
-                input_text=call.input_text,
-                record_content=self.record_content,
+                self.agent_name, call, record_content=self.record_content
             )
             with self.tracer.start_as_current_span(
                 invoke_agent_span_name(self.agent_name),
@@ -102,15 +83,16 @@ class ServerSpans:
             otel_context.detach(token)
 
     @contextmanager
-    def serving(self, carrier: Mapping[str, str], call: MessageCall) -> Iterator[None]:
-        """What a message call runs inside: its SERVER span with tracing on; with tracing
-        off only the caller's trace context, forwarded (:func:`forwarded_context`)."""
+    def serving(self, carrier: Mapping[str, str], call: AgentCall) -> Iterator[trace.Span | None]:
+        """What a message call runs inside: its SERVER span with tracing on (yielded); with
+        tracing off only the caller's trace context, forwarded (:func:`forwarded_context`),
+        and ``None``."""
         if tracing_enabled(self.provider):
-            with self.span(carrier, call):
-                yield
+            with self.span(carrier, call) as span:
+                yield span
         else:
             with forwarded_context(carrier):
-                yield
+                yield None
 
 
 PROPAGATED = frozenset({"traceparent", "tracestate", "baggage"})

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import json
 import os
+from dataclasses import dataclass
 
 from opentelemetry import trace
 from opentelemetry.semconv._incubating.attributes import enduser_attributes as enduser
@@ -75,16 +76,21 @@ def invoke_agent_span_name(agent_name: str) -> str:
     return f"{OP_INVOKE_AGENT} {agent_name}" if agent_name else OP_INVOKE_AGENT
 
 
+@dataclass(frozen=True)
+class AgentCall:
+    """One ``invoke_agent`` call as either side describes it: the caller (CLIENT span) and
+    the server (SERVER span) record the same attributes."""
+
+    transport: str = ""
+    protocol_version: str = ""
+    conversation_id: str = ""
+    task_id: str = ""
+    user_id: str = ""
+    input_text: str = ""
+
+
 def invoke_agent_attributes(
-    agent_name: str,
-    *,
-    conversation_id: str = "",
-    task_id: str = "",
-    transport: str = "",
-    protocol_version: str = "",
-    user_id: str = "",
-    input_text: str = "",
-    record_content: bool = False,
+    agent_name: str, call: AgentCall, *, record_content: bool = False
 ) -> dict[str, AttributeValue]:
     """Attributes of an ``invoke_agent`` span; empty values are left out.
 
@@ -93,15 +99,15 @@ def invoke_agent_attributes(
     attributes: dict[str, AttributeValue] = {gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT}
     optional: dict[str, str] = {
         gen_ai.GEN_AI_AGENT_NAME: agent_name,
-        gen_ai.GEN_AI_CONVERSATION_ID: conversation_id,
-        A2A_TASK_ID: task_id,
-        A2A_TRANSPORT: transport,
-        A2A_PROTOCOL_VERSION: protocol_version,
+        gen_ai.GEN_AI_CONVERSATION_ID: call.conversation_id,
+        A2A_TASK_ID: call.task_id,
+        A2A_TRANSPORT: call.transport,
+        A2A_PROTOCOL_VERSION: call.protocol_version,
     }
     if record_content:
-        optional[enduser.ENDUSER_ID] = user_id
-        if input_text:
-            optional[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(input_text)
+        optional[enduser.ENDUSER_ID] = call.user_id
+        if call.input_text:
+            optional[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(call.input_text)
     attributes.update({key: value for key, value in optional.items() if value})
     return attributes
 

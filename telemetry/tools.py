@@ -2,9 +2,13 @@
 
 An agent's event stream says when a tool was asked for (an assistant message with
 ``tool_calls``) and when its result came back (a ``tool.response`` message carrying
-``tool_id``); the time in between is the tool's execution. The same tracker serves the
-server (the agent runner sees its own agent's tools) and the client (a remote agent's
-tools, as reported in its stream).
+``tool_id``); the time in between is the tool's execution.
+
+One tool call is one span, recorded by the process that runs the tool
+(``docs/wire-spec.md`` §6): the agent runner, for an agent whose tools run in it. The
+tool calls a remote agent reports ran in the remote process, which records them; there
+the tracker (``tools=False``) only marks the run failed on a terminal error — in the
+caller's CLIENT span and in a proxy's SERVER span alike.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ class ToolSpans:
 
     Spans are children of ``parent`` (an OTel context; default: the context current when
     the tracker is created), so the tracker can be fed from any task. Calls that never get
-    a result are ended by :meth:`close` with an error status.
+    a result are ended by :meth:`close` with an error status. With ``tools=False`` no
+    ``execute_tool`` span is opened (the tools run in another process).
     """
 
     def __init__(
@@ -39,8 +44,10 @@ class ToolSpans:
         parent: otel_context.Context | None = None,
         tracer_provider: trace.TracerProvider | None = None,
         record_content: bool | None = None,
+        tools: bool = True,
     ) -> None:
         self._enabled = tracing_enabled(tracer_provider)
+        self._tools = tools
         self._tracer = get_tracer(tracer_provider)
         self._parent = parent if parent is not None else otel_context.get_current()
         self._record_content = content_recording(record_content)
@@ -53,7 +60,7 @@ class ToolSpans:
             run = trace.get_current_span(self._parent)
             run.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
             run.set_status(trace.StatusCode.ERROR, event.error.message)
-        if not event.choices:
+        if not event.choices or not self._tools:
             return
         message = event.choices[0].message
         if message.tool_calls and not event.is_partial:

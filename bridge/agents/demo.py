@@ -3,7 +3,8 @@
 It produces the event shapes a trpc-agent-go LLM agent produces, so every part of the
 trpc dialect shows up on the wire:
 
-- default prompt: reasoning deltas, a ``get_weather`` tool call (a real local function;
+- default prompt: reasoning deltas, a ``get_weather`` tool call with the complete
+  reasoning (as a model's final response carries it; a real local function;
   the city comes from "weather in <City>", default Beijing), the tool result, then the
   answer streamed as text deltas under a second response id, then the full final text;
 - a prompt containing ``code``: ``executable_code`` + ``code_execution_result`` (a fixed
@@ -62,10 +63,13 @@ def _words(text: str) -> list[str]:
 async def _weather(prompt: str) -> AsyncIterator[AgentEvent]:
     city = city_of(prompt)
     thinking = new_response_id()
-    for piece in _words(f"The user asks about the weather in {city}; I should call get_weather."):
+    reasoning = f"The user asks about the weather in {city}; I should call get_weather."
+    for piece in _words(reasoning):
         yield AgentEvent.reasoning_delta(piece, thinking)
+    # As a model's final response: the complete reasoning with the call (a unary caller
+    # gets only complete responses).
     yield AgentEvent.tool_call(
-        "get_weather", {"city": city}, call_id="call_001", response_id=thinking
+        "get_weather", {"city": city}, call_id="call_001", response_id=thinking, reasoning=reasoning
     )
     result = get_weather(city)
     yield AgentEvent.tool_result("call_001", "get_weather", json.dumps(result))

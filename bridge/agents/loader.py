@@ -1,10 +1,13 @@
-"""``--agent`` values: ``demo`` or ``package.module:attribute``."""
+"""``--agent`` values: a built-in agent (``demo``, ``tck``), ``package.module:attribute``, or
+``grpc://host:port`` (an agent in another process, any language, behind ``AgentHost``)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import AsyncIterator
 
 from trpc_bridge.agent import Agent
 
@@ -14,17 +17,26 @@ class AgentLoadError(ValueError):
 
 
 def load_agent(spec: str) -> Agent:
-    """The built-in demo agent, or the object at ``module:attr``; a callable attribute
+    """A built-in agent (``demo``, ``tck``), or the object at ``module:attr``; a callable
+    attribute
     (a factory) is called without arguments. Modules are also looked up in the current
     directory, as ``uvicorn module:app`` does, so ``--agent weather:agent`` finds
     ``./weather.py``."""
+    if spec.startswith("grpc://"):
+        raise AgentLoadError(f"{spec} needs a connection: use opened_agent")
     if spec == "demo":
         from trpc_bridge.agents.demo import demo_agent
 
         return demo_agent()
+    if spec == "tck":
+        from trpc_bridge.agents.tck import tck_agent
+
+        return tck_agent()
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise AgentLoadError(f"--agent must be 'demo' or 'module:attr', got {spec!r}")
+        raise AgentLoadError(
+            f"--agent must be 'demo', 'tck', 'module:attr' or 'grpc://host:port', got {spec!r}"
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
@@ -39,3 +51,18 @@ def load_agent(spec: str) -> Agent:
     if not isinstance(agent, Agent):
         raise AgentLoadError(f"{spec} is not an Agent (name, description, skills, run)")
     return agent
+
+
+@contextlib.asynccontextmanager
+async def opened_agent(spec: str) -> AsyncIterator[Agent]:
+    """The agent ``spec`` names, for as long as the block runs: :func:`load_agent`'s, or
+    for ``grpc://host:port[?options]`` a :class:`~trpc_bridge.client.grpc_agent.GrpcAgent`
+    connected to it (closed on exit). Raises :class:`AgentLoadError`, or
+    :class:`~trpc_bridge.client.RemoteAgentError` when the sidecar cannot be used."""
+    if not spec.startswith("grpc://"):
+        yield load_agent(spec)
+        return
+    from trpc_bridge.client.grpc_agent import GrpcAgent
+
+    async with await GrpcAgent.connect(spec) as agent:
+        yield agent

@@ -2,26 +2,46 @@
 
 Exit status 0 when the run ended normally, 1 with a one-line message on stderr when the
 agent could not be reached, its card is unusable, or the run ended in an error.
+
+``--progress`` asks the agent for tfrs progress (seed 000) and shows that instead of the
+event stream (:mod:`trpc_bridge.cli.progress_view`), then the answer the run ended with;
+with ``--json`` each progress item is a ``{"progress": …}`` line among the events.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 import typer
 
 from trpc_bridge.agent import closing_events
+from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
+from trpc_bridge.cli.progress_view import ProgressView
 from trpc_bridge.client.card import RemoteAgentError
+from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
-from trpc_bridge.events import AgentRequest, ResponseError
+from trpc_bridge.codecs.tfrs import ProgressItem
+from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
 
 
 def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _empty_chunk(event: AgentEvent) -> bool:
+    """A chunk that carries nothing: what a unary (``message/send``) result keeps of each
+    partial chunk, as trpc packs it (a metadata-only history message). Not worth a line."""
+    return (
+        event.object == ObjectType.CHUNK
+        and event.error is None
+        and not event.state_delta
+        and all(c.message.is_empty() and c.delta.is_empty() for c in event.choices)
+    )
 
 
 async def run_call(
@@ -34,9 +54,16 @@ async def run_call(
     version: str | None = None,
     user: str = "",
     context: str = "",
+    progress: bool = False,
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
-    view = ConsoleView(_write, color=sys.stdout.isatty())
+    tty = sys.stdout.isatty()
+    view = ConsoleView(_write, color=tty)
+    sink: ProgressSink | None = None
+    if progress:
+        view = progress_view = ProgressView(_write, color=tty, live=tty)
+        sink = _json_progress if json_lines else progress_view.show_progress
+    answer = Aggregator()
     error: ResponseError | None = None
     try:
         async with (
@@ -45,11 +72,14 @@ async def run_call(
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
-            closing_events(agent.run(request)) as events,
+            closing_events(agent.run(request, progress=sink)) as events,
         ):
             async for event in events:
                 if json_lines:
-                    _write(event.to_json_line() + "\n")
+                    if not _empty_chunk(event):
+                        _write(event.to_json_line() + "\n")
+                elif progress:
+                    answer.add(event)  # shown once the run is over
                 else:
                     view.show(event)
                 if event.error is not None and event.is_terminal_error():
@@ -62,11 +92,28 @@ async def run_call(
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     finally:
+        if isinstance(view, ProgressView) and not json_lines and error is None:
+            view.answer(_final_answer(answer))  # a failed run has no answer; stderr says why
         view.close()
     if error is not None:
         typer.echo(f"error: {error.type}: {error.message}", err=True)
         return 1
     return 0
+
+
+def _final_answer(run: Aggregator) -> str:
+    """The last assistant text of the run: the response the run ended with."""
+    texts = [m.text for m in run.messages if m.role == Role.ASSISTANT and m.text]
+    return texts[-1] if texts else ""
+
+
+def _json_progress(item: ProgressItem) -> None:
+    shown = (
+        {"text": item.text}
+        if item.pseudo
+        else item.envelope.model_dump(by_alias=True, exclude_none=True)
+    )
+    _write(json.dumps({"progress": shown}, ensure_ascii=False) + "\n")
 
 
 @app.command()
@@ -85,6 +132,11 @@ def call(
     ),
     user: str = typer.Option("", help="User id, sent as X-User-ID (x-user-id on gRPC)."),
     context: str = typer.Option("", help="Context (session) id."),
+    progress: bool = typer.Option(
+        False,
+        "--progress",
+        help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
+    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -99,6 +151,7 @@ def call(
             version=a2a_version,
             user=user,
             context=context,
+            progress=progress,
         )
     )
     raise typer.Exit(code)

@@ -39,15 +39,42 @@ SERVER_FLAGS: dict[str, _Flag] = {
         str,
         typer.Option(
             "auto",
-            help="auto: chosen per request from what the caller sends (trpc encoding iff it "
-            "declares the spec version); always (trpc); never (plain A2A); or an "
-            "encoding's name.",
+            help="auto: chosen per request from what the caller sends (adk for Google ADK "
+            "clients, trpc-python for trpc-agent-python, trpc for trpc-agent-go and any "
+            "caller declaring the spec version, plain A2A otherwise); always (trpc); never "
+            "(plain A2A); or an encoding's name for everyone.",
         ),
     ),
     "task_store": _Flag(
         str,
         typer.Option(
-            "", help="Task store URL: empty = memory, sqlite:////abs/x.db, postgresql+asyncpg://…"
+            "",
+            help="Task store URL: empty = memory, sqlite:////abs/path/tasks.db (four slashes: "
+            "an absolute path), postgresql://user@host:5432/db. Checked at start.",
+        ),
+    ),
+    "shutdown_grace": _Flag(
+        float,
+        typer.Option(
+            10.0,
+            help="Seconds running tasks get to finish after SIGTERM / Ctrl-C; then each "
+            "stream ends with a failed 'interrupted' status.",
+        ),
+    ),
+    "replica_timeout": _Flag(
+        float,
+        typer.Option(
+            30.0,
+            help="Database store: a replica without a heartbeat for this many seconds is "
+            "dead, and another one fails its running tasks.",
+        ),
+    ),
+    "fanout": _Flag(
+        str,
+        typer.Option(
+            "auto",
+            help="Live tasks shared between replicas: auto (through the PostgreSQL task "
+            "store when it is one), postgresql, redis://host:6379/0, or none.",
         ),
     ),
     "keep_tasks": _Flag(
@@ -84,19 +111,111 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Failed status with error metadata, or trpc's default generic error message.",
         ),
     ),
+    "push": _Flag(
+        bool,
+        typer.Option(True, "--push/--no-push", help="Push notifications to webhooks."),
+    ),
+    "push_allow_host": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--push-allow-host",
+            help="Webhook hosts allowed (fnmatch, e.g. '*.example.com'); repeatable. "
+            "Default: any public host; private and loopback addresses never.",
+        ),
+    ),
+    "push_allow_loopback": _Flag(
+        bool,
+        typer.Option(
+            False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
+        ),
+    ),
+    "header_timeout": _Flag(
+        float,
+        typer.Option(
+            10.0, help="Seconds for a request head to arrive (else 408 and the connection closes)."
+        ),
+    ),
+    "body_timeout": _Flag(
+        float,
+        typer.Option(30.0, help="Seconds for a whole request body to arrive (else 408)."),
+    ),
+    "keep_alive": _Flag(
+        int, typer.Option(5, help="Seconds an idle HTTP keep-alive connection stays open.")
+    ),
+    "max_connections": _Flag(
+        int,
+        typer.Option(
+            1000, help="Concurrent HTTP connections (streams included); more get HTTP 503."
+        ),
+    ),
+    "run_timeout": _Flag(
+        float,
+        typer.Option(
+            0.0,
+            help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
+        ),
+    ),
+    "playground": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--playground/--no-playground",
+            help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
+        ),
+    ),
+    "legacy_card": _Flag(
+        bool,
+        typer.Option(
+            False,
+            "--legacy-card",
+            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
+            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
+            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+        ),
+    ),
 }
+
+#: Flags that must be above zero (``run_timeout`` may be 0: no limit).
+_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+
+
+_MAX_PORT = 65535
+
+
+class FlagError(ValueError):
+    """A flag value that cannot be served: one line on stderr, exit 2."""
+
+
+def _check_ports(port: int, grpc_port: int) -> None:
+    if not 0 <= port <= _MAX_PORT:
+        raise FlagError(f"--port {port} is not a TCP port (0-{_MAX_PORT}; 0 = any free port)")
+    if not -1 <= grpc_port <= _MAX_PORT:
+        raise FlagError(
+            f"--grpc-port {grpc_port} is not a TCP port (0-{_MAX_PORT}; 0 = any free, -1 = off)"
+        )
+    if port != 0 and port == grpc_port:
+        raise FlagError(f"--port and --grpc-port are both {port}: HTTP and gRPC need a port each")
 
 
 def server_options(flags: dict[str, Any]) -> ServerOptions:
-    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`."""
+    """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
+    :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
+    from trpc_bridge.server.push_policy import PushPolicy
 
     try:
         policy = parse_negotiation(flags["negotiation"])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--negotiation") from None
+        raise FlagError(f"--negotiation: {exc}") from None
     grpc_port: int = flags["grpc_port"]
+    _check_ports(flags["port"], grpc_port)
+    for name in _POSITIVE:
+        if flags[name] <= 0:
+            raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    if flags["run_timeout"] < 0:
+        raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
@@ -109,7 +228,22 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         ),
         task_store=flags["task_store"],
         keep_tasks=flags["keep_tasks"],
+        shutdown_grace=flags["shutdown_grace"],
+        replica_timeout=flags["replica_timeout"],
+        fanout=flags["fanout"],
         max_request_bytes=flags["max_request_bytes"],
+        push=flags["push"],
+        push_policy=PushPolicy(
+            allow_hosts=tuple(flags["push_allow_host"] or ()),
+            allow_loopback=flags["push_allow_loopback"],
+        ),
+        header_timeout=flags["header_timeout"],
+        body_timeout=flags["body_timeout"],
+        keep_alive=flags["keep_alive"],
+        max_connections=flags["max_connections"],
+        run_timeout=flags["run_timeout"],
+        playground=flags["playground"],
+        legacy_card=flags["legacy_card"],
     )
 
 
@@ -127,7 +261,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(command)
     def with_flags(**values: Any) -> None:
         flags = {name: values.pop(name) for name in SERVER_FLAGS}
-        command(options=server_options(flags), **values)
+        try:
+            options = server_options(flags)
+        except FlagError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        command(options=options, **values)
 
     # Typer reads the signature and the type hints (resolved in the command's module).
     with_flags.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
@@ -137,10 +276,13 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
-    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1."""
+    """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
+    task store that cannot be used one line and exit 2."""
     import asyncio
     import contextlib
     import gc
+
+    from trpc_bridge.server.task_store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
     # sight, a full collection no longer rescans those ~100k objects (during a 10k-delta
@@ -149,6 +291,9 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(main)
+    except TaskStoreError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc

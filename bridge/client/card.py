@@ -21,6 +21,7 @@ from google.protobuf.json_format import ParseError
 
 from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
 from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI
+from trpc_bridge.names import A2A_VERSION_HEADER
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
@@ -194,3 +195,20 @@ async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
             continue
         return ResolvedCard.read(data, base)
     raise RemoteAgentError(f"no agent card at {base} ({'; '.join(failures)})")
+
+
+async def fetch_extended_card(http: httpx.AsyncClient, card: ResolvedCard) -> ResolvedCard:
+    """The extended card (A2A 1.0 ``GetExtendedAgentCard`` over JSON-RPC), for a card
+    that announces one: the bridge lists gRPC only there (``server/card.py``). The public
+    card is returned when the extended one cannot be had."""
+    if as_map(card.raw.get("capabilities")).get("extendedAgentCard") is not True:
+        return card
+    try:
+        endpoint = card.choose("jsonrpc", "1.0")
+        body = {"jsonrpc": "2.0", "id": "card", "method": "GetExtendedAgentCard", "params": {}}
+        response = await http.post(endpoint.url, json=body, headers={A2A_VERSION_HEADER: "1.0"})
+        result = response.json().get("result")
+        base = endpoint.url.rstrip("/")
+        return ResolvedCard.read(result, base) if isinstance(result, dict) else card
+    except (RemoteAgentError, httpx.HTTPError, ValueError):
+        return card

@@ -12,7 +12,6 @@ no ``A2A-Version`` header. 1.0: PascalCase methods, ProtoJSON, ``A2A-Version: 1.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
@@ -24,7 +23,8 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.sse import read_events
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
+from trpc_bridge.json_body import BodyError, parse_json
 
 _METHODS = {
     "0.3": {
@@ -32,12 +32,14 @@ _METHODS = {
         "send": "message/send",
         "get": "tasks/get",
         "cancel": "tasks/cancel",
+        "subscribe": "tasks/resubscribe",
     },
     "1.0": {
         "stream": "SendStreamingMessage",
         "send": "SendMessage",
         "get": "GetTask",
         "cancel": "CancelTask",
+        "subscribe": "SubscribeToTask",
     },
 }
 
@@ -47,6 +49,31 @@ def _message_json(message: Message, version: str) -> dict[str, Any]:
         return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
     as_dict: dict[str, Any] = MessageToDict(message)
     return as_dict
+
+
+_SKIPPED = object()
+
+
+def stream_result(data: str, method: str) -> Any:
+    """The result one SSE frame's ``data`` carries; ``_SKIPPED`` for a frame that is not
+    JSON (trpc's reader skips those too; JSON nested past the parser's depth is not JSON
+    either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client skips
+    error frames, the bridge reports the failed stream."""
+    try:
+        envelope = parse_json(data)
+    except BodyError:
+        return _SKIPPED
+    if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
+        return envelope  # a bare result, without the JSON-RPC envelope
+    return _result(envelope, method)
+
+
+def _response_json(response: httpx.Response, method: str) -> Any:
+    try:
+        return parse_json(response.content)
+    except BodyError:
+        kind = response.headers.get("content-type", "") or "no type"
+        raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
 
 
 def _result(envelope: Any, method: str) -> Any:
@@ -91,17 +118,22 @@ class JsonRpcTransport:
                 headers=self._headers(headers, "application/json"),
             )
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
-        try:
-            envelope = response.json()
-        except ValueError:
-            raise RemoteCallError(f"{method}: HTTP {response.status_code}, not JSON") from None
-        return _result(envelope, method)
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
+        return _result(_response_json(response, method), method)
 
-    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
-        return await self._call(
-            "send", {"message": _message_json(message, self._endpoint.version)}, headers
-        )
+    async def send(
+        self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
+    ) -> Any:
+        params: dict[str, Any] = {"message": _message_json(message, self._endpoint.version)}
+        if return_immediately:
+            params["configuration"] = (
+                {"blocking": False}
+                if self._endpoint.version == "0.3"
+                else {"returnImmediately": True}
+            )
+        return await self._call("send", params, headers)
 
     async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
         return await self._call("get", {"id": task_id}, headers)
@@ -109,11 +141,18 @@ class JsonRpcTransport:
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
         await self._call("cancel", {"id": task_id}, headers)
 
-    async def stream(
-        self, message: Message, headers: Mapping[str, str]
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        params = {"message": _message_json(message, self._endpoint.version)}
+        return self._stream("stream", params, headers)
+
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        return self._stream("subscribe", {"id": task_id}, headers)
+
+    async def _stream(
+        self, kind: str, params: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[Any, None]:
-        method = self._methods["stream"]
-        body = self._body("stream", {"message": _message_json(message, self._endpoint.version)})
+        method = self._methods[kind]
+        body = self._body(kind, params)
         request = self._http.build_request(
             "POST",
             self._endpoint.url,
@@ -123,37 +162,24 @@ class JsonRpcTransport:
         try:
             response = await self._http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            raise RemoteCallError(f"{method} to {self._endpoint.url} failed: {exc!r}") from exc
+            raise RemoteCallError(
+                f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
+            ) from exc
         try:
             content_type = response.headers.get("content-type", "")
             if not content_type.startswith("text/event-stream"):
                 # An error before the stream started comes back as plain JSON.
                 await response.aread()
-                try:
-                    envelope = response.json()
-                except ValueError:
-                    raise RemoteCallError(
-                        f"{method}: HTTP {response.status_code} ({content_type or 'no type'})"
-                    ) from None
+                envelope = _response_json(response, method)
                 yield _result(envelope, method)  # a server may answer with a single result
                 return
             async for event in read_events(response.aiter_lines()):
-                try:
-                    envelope = json.loads(event.data)
-                except ValueError:
-                    continue  # not JSON: trpc's reader skips such frames too
-                if (
-                    isinstance(envelope, Mapping)
-                    and "jsonrpc" not in envelope
-                    and "error" not in envelope
-                ):
-                    yield envelope  # a bare result, without the JSON-RPC envelope
-                    continue
-                # Go's client skips error frames; a failed stream is reported instead.
-                yield _result(envelope, method)
+                result = stream_result(event.data, method)
+                if result is not _SKIPPED:
+                    yield result
         except httpx.HTTPError as exc:
             raise RemoteCallError(
-                f"{method} stream from {self._endpoint.url} broke: {exc!r}"
+                f"{method} stream from {self._endpoint.url} broke: {failure_text(exc)}"
             ) from exc
         finally:
             await response.aclose()

@@ -1,10 +1,18 @@
 """A remote A2A agent as an :class:`~trpc_bridge.agent.Agent`: call a trpc-agent-go agent
 (or any A2A agent) from Python, serve it again, proxy it, chain it.
 
-Requests are written as trpc-agent-go's ``A2AAgent`` writes them (reference §3.2, Q01/Q02)
-and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`. Failures never raise out
-of :meth:`RemoteAgent.run`: they arrive as error events, as with trpc's client —
-``run_error`` for transport problems, ``flow_error`` for failed remote tasks.
+Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/wire-spec.md``
+§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`.
+Failures never raise out of :meth:`RemoteAgent.run`: they arrive as error events, as
+with trpc's client — ``run_error`` for transport problems, ``flow_error`` for failed
+remote tasks.
+
+tfrs progress (seed 000) is read from every stream: new items go to the ``progress``
+sink of :meth:`RemoteAgent.run` / :meth:`RemoteAgent.follow`, and a peer that does not
+speak trpc's dialect has them turned into reasoning and tool events
+(:mod:`trpc_bridge.client.progress`). Asynchronous calls: :meth:`RemoteAgent.start`
+(``return_immediately``), then :meth:`RemoteAgent.follow` (resubscribe) or
+:meth:`RemoteAgent.task_progress` (``tasks/get`` history, a coarse replay).
 """
 
 from __future__ import annotations
@@ -13,22 +21,38 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.client.card import Endpoint, RemoteAgentError, ResolvedCard, fetch_card
+from trpc_bridge.client.card import (
+    TRANSPORTS,
+    Endpoint,
+    RemoteAgentError,
+    ResolvedCard,
+    fetch_card,
+    fetch_extended_card,
+)
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
+from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
-from trpc_bridge.client.transport import RemoteCallError, Transport
-from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
-from trpc_bridge.codecs.trpc_decode import DataPartMapper, StreamDecoder, decode_result
+from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
+from trpc_bridge.codecs.a2a_frames import (
+    TaskFrame,
+    as_list,
+    as_map,
+    as_str,
+    read_result,
+)
+from trpc_bridge.codecs.dialect_decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
+from trpc_bridge.codecs.trpc_decode import DataPartMapper
 from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
 from trpc_bridge.codecs.trpc_request import request_to_message
-from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
@@ -38,6 +62,11 @@ log = logging.getLogger(__name__)
 USER_ID_HEADER = "X-User-ID"
 #: How long cancelling a remote task may hold up the consumer that went away.
 _CANCEL_TIMEOUT = 5.0
+#: How long a unary call follows a task the server answered while still working, and how
+#: often it asks (``tasks/get``), at most.
+_UNARY_TASK_TIMEOUT = 300.0
+_UNARY_POLL_MAX = 1.0
+_PENDING_STATES = frozenset({"submitted", "working"})
 
 
 def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
@@ -49,15 +78,13 @@ def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
     return tuple(skills)
 
 
-def _run_error(message: str, request: AgentRequest, author: str) -> AgentEvent:
-    event = AgentEvent.failure(message, type=ErrorType.RUN)
-    event.invocation_id, event.author = request.invocation_id, author
-    return event
-
-
 class RemoteAgent:
     """A remote A2A agent. Build it with :meth:`connect`; close it with :meth:`aclose`
     (or ``async with``)."""
+
+    #: Its tools run in the remote process, which records their spans (not a proxy's
+    #: runner serving this agent, nor this client).
+    tools_run_elsewhere = True
 
     def __init__(
         self,
@@ -71,6 +98,7 @@ class RemoteAgent:
         mappers: Sequence[DataPartMapper] = (),
         headers: Mapping[str, str] | None = None,
         tracer_provider: TracerProvider | None = None,
+        progress: bool = False,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -85,6 +113,13 @@ class RemoteAgent:
         self._headers = dict(headers or {})
         #: Where the ``invoke_agent`` CLIENT spans go; None = the global provider.
         self._tracer_provider = tracer_provider
+        #: Ask for tfrs progress on every run (always asked when a sink is given).
+        self.progress = progress
+        capabilities = as_map(card.raw.get("capabilities"))
+        #: The card declares tfrs progress: the agent's working text is progress.
+        self.speaks_tfrs = any(
+            as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
+        )
 
     @property
     def skills(self) -> Sequence[Skill]:
@@ -104,16 +139,21 @@ class RemoteAgent:
         connect_timeout: float = 10.0,
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
+        progress: bool = False,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
-        (``None``: wait for ever, like trpc's client).
+        (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
+        tfrs progress on every run.
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
         http = httpx.AsyncClient(timeout=timeout)
         try:
             card = await fetch_card(http, url)
+            wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            if wanted and all(e.binding != wanted for e in card.endpoints):
+                card = await fetch_extended_card(http, card)
             endpoint = card.choose(transport, version)
             wire: Transport
             if endpoint.binding == "JSONRPC":
@@ -133,6 +173,7 @@ class RemoteAgent:
             mappers=mappers,
             headers=headers,
             tracer_provider=tracer_provider,
+            progress=progress,
         )
 
     async def aclose(self) -> None:
@@ -147,20 +188,31 @@ class RemoteAgent:
 
     # --- running ----------------------------------------------------------------------
 
-    def _request_headers(self, request: AgentRequest) -> dict[str, str]:
+    def _request_headers(self, request: AgentRequest, *, progress: bool = False) -> dict[str, str]:
         headers = dict(self._headers)
+        if progress or self.progress:
+            headers.update(progress_headers(self.endpoint.version))
         if request.user_id:
             headers[USER_ID_HEADER] = request.user_id
         inject_headers(headers)  # the caller's W3C trace context, if it has one
         return headers
 
     def run(
-        self, request: AgentRequest, *, stream: bool | None = None
+        self,
+        request: AgentRequest,
+        *,
+        stream: bool | None = None,
+        progress: ProgressSink | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
-        choice made at construction (default: the card's ``capabilities.streaming``)."""
+        choice made at construction (default: the card's ``capabilities.streaming``).
+        ``progress`` receives each new tfrs progress item (and asks the agent for them)."""
         streaming = self._stream if stream is None else stream
-        events = self._run_streaming(request) if streaming else self._run_unary(request)
+        events = (
+            self._run_streaming(request, progress)
+            if streaming
+            else self._run_unary(request, progress)
+        )
         # The invoke_agent CLIENT span; _request_headers propagates it (tracing on only).
         return trace_remote_run(
             events,
@@ -175,34 +227,93 @@ class RemoteAgent:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
         return request_to_message(request, message_id=f"msg-{uuid.uuid4()}", spec_version=version)
 
-    async def _run_unary(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
+    def _tap(self, request: AgentRequest, sink: ProgressSink | None) -> ProgressTap:
+        return ProgressTap(
+            sink=sink,
+            as_events=not self.trpc_dialect,  # trpc's artifacts already carry these
+            invocation_id=request.invocation_id,
+            author=self.name,
+            speaks_tfrs=self.speaks_tfrs,
+        )
+
+    async def _run_unary(
+        self, request: AgentRequest, sink: ProgressSink | None
+    ) -> AsyncIterator[AgentEvent]:
+        headers = self._request_headers(request, progress=sink is not None)
         try:
-            result = await self._transport.send(
-                self._message(request), self._request_headers(request)
-            )
-            events = decode_result(
+            result = await self._transport.send(self._message(request), headers)
+            result = await self._until_done(result, headers)
+            progress_events, result = self._tap(request, sink).take(result)
+            events = progress_events + decode_any_result(
                 result, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
             )
         except (RemoteCallError, CodecError) as exc:
-            yield _run_error(
+            yield run_error_event(
                 f"A2A request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
         for event in events:
             yield event
 
-    async def _run_streaming(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        headers = self._request_headers(request)
-        decoder = StreamDecoder(
+    async def _until_done(self, result: Any, headers: Mapping[str, str]) -> Any:
+        """A non-blocking server answers ``SendMessage`` with a task still submitted or
+        working: follow it with ``tasks/get`` until it ends. Raises
+        :class:`RemoteCallError` when it does not end within the timeout."""
+        frame = read_result(result)
+        delay, waited = 0.05, 0.0
+        while isinstance(frame, TaskFrame) and frame.state in _PENDING_STATES:
+            if waited >= _UNARY_TASK_TIMEOUT:
+                raise RemoteCallError(
+                    f"task {frame.task_id} still {frame.state} after {waited:.0f}s"
+                )
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, _UNARY_POLL_MAX)
+            result = await self._transport.get_task(frame.task_id, headers)
+            frame = read_result(result)
+        return result
+
+    async def _run_streaming(
+        self, request: AgentRequest, sink: ProgressSink | None
+    ) -> AsyncIterator[AgentEvent]:
+        # Headers are made here, inside the invoke_agent span, so they carry its context.
+        headers = self._request_headers(request, progress=sink is not None)
+        message = self._message(request)
+        async with contextlib.aclosing(
+            self._decode_stream(
+                lambda: self._transport.stream(message, headers),
+                request,
+                headers,
+                sink,
+                owned=True,
+            )
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def _decode_stream(
+        self,
+        open_stream: Callable[[], AsyncGenerator[Any, None]],
+        request: AgentRequest,
+        headers: Mapping[str, str],
+        sink: ProgressSink | None,
+        *,
+        owned: bool,
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """Decode one stream of results; ``owned``: the task is ours, so leaving early
+        cancels it (a subscription leaves the task running)."""
+        decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
+        tap = self._tap(request, sink)
         completed = False
         try:
-            async with contextlib.aclosing(
-                self._transport.stream(self._message(request), headers)
-            ) as results:
+            async with contextlib.aclosing(open_stream()) as results:
                 async for result in results:
                     known = decoder.task_id
+                    progress_events, result = tap.take(result)
+                    for event in progress_events:
+                        yield event
                     try:
                         events = decoder.feed(result)
                     except CodecError as exc:
@@ -215,16 +326,16 @@ class RemoteAgent:
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
-            yield _run_error(
+            yield run_error_event(
                 f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
         finally:
-            if not completed and decoder.task_id and not decoder.finished:
+            if owned and not completed and decoder.task_id and not decoder.finished:
                 # The consumer went away (aclose / cancellation): stop the remote task too.
                 await self._cancel(decoder.task_id, headers)
         if decoder.ended_early():
-            async for event in self._recover(decoder, request, headers):
+            async for event in self._recover(decoder, tap, request, headers):
                 yield event
 
     async def _cancel(self, task_id: str, headers: Mapping[str, str]) -> None:
@@ -232,20 +343,79 @@ class RemoteAgent:
             await asyncio.wait_for(self._transport.cancel_task(task_id, headers), _CANCEL_TIMEOUT)
 
     async def _recover(
-        self, decoder: StreamDecoder, request: AgentRequest, headers: Mapping[str, str]
+        self,
+        decoder: DialectStreamDecoder,
+        tap: ProgressTap,
+        request: AgentRequest,
+        headers: Mapping[str, str],
     ) -> AsyncIterator[AgentEvent]:
         """The stream ended before the task did (a dropped connection, a server that
-        evicted a slow consumer): ask for the task, deliver what the stream missed."""
+        evicted a slow consumer): ask for the task, deliver what the stream missed
+        (progress included: its history adds only the blocks the stream lost)."""
         with contextlib.suppress(RemoteCallError, CodecError):
-            for event in decoder.feed(await self._transport.get_task(decoder.task_id, headers)):
+            progress_events, task = tap.take(
+                await self._transport.get_task(decoder.task_id, headers)
+            )
+            for event in progress_events + decoder.feed(task):
                 yield event
         if not decoder.finished:
-            yield _run_error(
+            yield run_error_event(
                 f"A2A stream from {self.endpoint.url} ended before task {decoder.task_id} "
                 f"reached an end state (last state: {decoder.state})",
                 request,
                 self.name,
             )
+
+    # --- asynchronous calls -----------------------------------------------------------
+
+    async def start(self, request: AgentRequest, *, progress: bool = False) -> str:
+        """Send ``request`` with ``return_immediately``; the id of the task it started.
+        Follow it with :meth:`follow`, or read it with :meth:`task_progress`.
+        Raises :class:`RemoteAgentError` when the agent answers without a task."""
+        headers = self._request_headers(request, progress=progress)
+        try:
+            result = await self._transport.send(
+                self._message(request), headers, return_immediately=True
+            )
+            task_id = getattr(read_result(result), "task_id", "")
+        except (RemoteCallError, CodecError) as exc:
+            raise RemoteAgentError(f"A2A request failed to {self.endpoint.url}: {exc}") from exc
+        if not task_id:
+            raise RemoteAgentError(f"{self.name} answered without starting a task")
+        return task_id
+
+    def follow(
+        self,
+        task_id: str,
+        *,
+        request: AgentRequest | None = None,
+        progress: ProgressSink | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Subscribe to a running task (``SubscribeToTask`` / ``tasks/resubscribe``): its
+        events from now on, progress to ``progress``. ``request`` supplies the identity
+        and invocation id; leaving early leaves the task running."""
+        request = request or AgentRequest()
+        headers = self._request_headers(request)
+        return self._decode_stream(
+            lambda: self._transport.subscribe(task_id, headers),
+            request,
+            headers,
+            progress,
+            owned=False,
+        )
+
+    async def task_progress(self, task_id: str, *, user_id: str = "") -> ProgressMerger:
+        """The progress a task's history kept (``tasks/get``): a coarse replay, cut by the
+        server's history length. Raises :class:`RemoteAgentError` if the task cannot be
+        read."""
+        headers = self._request_headers(AgentRequest(user_id=user_id))
+        try:
+            result = await self._transport.get_task(task_id, headers)
+        except RemoteCallError as exc:
+            raise RemoteAgentError(f"tasks/get failed at {self.endpoint.url}: {exc}") from exc
+        consumer = ProgressConsumer()
+        consumer.feed(result)
+        return consumer.merger(task_id)
 
 
 __all__ = ["RemoteAgent", "RemoteAgentError"]

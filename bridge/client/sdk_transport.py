@@ -9,17 +9,25 @@ which would break 0.3 JSON-RPC calls made with the same client.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 import grpc
 import httpx
 from a2a.client import Client, ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.errors import A2AClientError
-from a2a.types import AgentCard, CancelTaskRequest, GetTaskRequest, Message, SendMessageRequest
+from a2a.types import (
+    AgentCard,
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    SendMessageRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+)
 from a2a.utils.errors import A2AError
 
-from trpc_bridge.client.transport import RemoteCallError
+from trpc_bridge.client.transport import RemoteCallError, failure_text
 from trpc_bridge.codecs.a2a_frames import proto_to_json
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
@@ -49,28 +57,41 @@ class SdkTransport:
         # Headers on HTTP, lower-cased metadata on gRPC (x-user-id, traceparent).
         return ClientCallContext(service_parameters=dict(headers))
 
-    async def stream(
-        self, message: Message, headers: Mapping[str, str]
+    @staticmethod
+    async def _as_json(
+        responses: AsyncIterator[StreamResponse], call: str
     ) -> AsyncGenerator[Any, None]:
-        client = self._client(streaming=True)
         try:
-            async for response in client.send_message(
-                SendMessageRequest(message=message), context=self._context(headers)
-            ):
+            async for response in responses:
                 yield proto_to_json(response)
         except _FAILURES as exc:
-            raise RemoteCallError(f"stream failed: {exc!r}") from exc
+            raise RemoteCallError(f"{call} failed: {failure_text(exc)}") from exc
 
-    async def send(self, message: Message, headers: Mapping[str, str]) -> Any:
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        responses = self._client(streaming=True).send_message(
+            SendMessageRequest(message=message), context=self._context(headers)
+        )
+        return self._as_json(responses, "stream")
+
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+        responses = self._client(streaming=True).subscribe(
+            SubscribeToTaskRequest(id=task_id), context=self._context(headers)
+        )
+        return self._as_json(responses, "subscribe")
+
+    async def send(
+        self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
+    ) -> Any:
         client = self._client(streaming=False)
+        request = SendMessageRequest(message=message)
+        if return_immediately:
+            request.configuration.return_immediately = True
         results: list[Any] = []
         try:
-            async for response in client.send_message(
-                SendMessageRequest(message=message), context=self._context(headers)
-            ):
+            async for response in client.send_message(request, context=self._context(headers)):
                 results.append(proto_to_json(response))
         except _FAILURES as exc:
-            raise RemoteCallError(f"send failed: {exc!r}") from exc
+            raise RemoteCallError(f"send failed: {failure_text(exc)}") from exc
         if not results:
             raise RemoteCallError("send returned no result")
         return results[-1]
@@ -81,7 +102,7 @@ class SdkTransport:
                 GetTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"get task failed: {exc!r}") from exc
+            raise RemoteCallError(f"get task failed: {failure_text(exc)}") from exc
         return proto_to_json(task)
 
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
@@ -90,7 +111,7 @@ class SdkTransport:
                 CancelTaskRequest(id=task_id), context=self._context(headers)
             )
         except _FAILURES as exc:
-            raise RemoteCallError(f"cancel failed: {exc!r}") from exc
+            raise RemoteCallError(f"cancel failed: {failure_text(exc)}") from exc
 
     async def aclose(self) -> None:
         for client in self._clients.values():

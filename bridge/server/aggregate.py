@@ -2,8 +2,10 @@
 
 Each frame is applied in O(size of the frame): artifact parts are appended to
 per-artifact lists (consecutive text deltas to a list of string pieces), status and
-metadata are replaced or merged. The ``Task`` proto is only built by
-:meth:`TaskAggregate.snapshot` — on ``tasks/get``, on resubscribe and once at the end.
+metadata are replaced or merged; a replaced status message moves to the history, as
+A2A's TaskManager does (so tfrs progress in working updates stays in ``tasks/get``).
+The ``Task`` proto is only built by :meth:`TaskAggregate.snapshot` — on ``tasks/get``,
+on resubscribe and once at the end.
 
 Artifact semantics follow A2A: ``append`` extends an artifact, otherwise the frame
 replaces it (which is how the full text trpc re-sends after its chunks ends up as the
@@ -23,7 +25,7 @@ from google.protobuf.struct_pb2 import Struct
 
 from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.codecs.text_delta import TextDelta
-from trpc_bridge.server.states import TERMINAL_STATES
+from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
 
 
 @dataclass
@@ -102,6 +104,28 @@ class TaskAggregate:
         self._artifacts: dict[str, _ArtifactAcc] = {}
         self._anonymous = 0
 
+    @classmethod
+    def from_task(cls, task: Task) -> TaskAggregate:
+        """The aggregate of a stored task, to continue it (a follow-up message to a task
+        waiting for input)."""
+        aggregate = cls(task_id=task.id, context_id=task.context_id, user_message=Message())
+        aggregate.history = list(task.history)
+        aggregate.status.CopyFrom(task.status)
+        aggregate.metadata.CopyFrom(task.metadata)
+        for artifact in task.artifacts:
+            key = artifact.artifact_id or f"\0{len(aggregate._artifacts)}"
+            acc = aggregate._artifacts[key] = _ArtifactAcc(artifact.artifact_id)
+            acc.metadata.CopyFrom(artifact.metadata)
+            # Text as runs again, so deltas that follow extend it (one part, as live).
+            acc.parts = [
+                _TextRun([part.text], part.metadata)
+                if part.WhichOneof("content") == "text"
+                else part
+                for part in artifact.parts
+            ]
+        aggregate._anonymous = len(aggregate._artifacts)
+        return aggregate
+
     def apply(self, frame: StreamFrame) -> None:
         if isinstance(frame, TextDelta):
             acc = self._artifacts.get(frame.artifact_id) if frame.append else None
@@ -114,6 +138,12 @@ class TaskAggregate:
         elif isinstance(frame, Message):
             self.history.append(frame)
         else:
+            if self.status.HasField("message"):
+                # A2A's TaskManager rule: a replaced status message moves to the history,
+                # so working updates (tfrs progress) stay readable through tasks/get.
+                replaced = Message()
+                replaced.CopyFrom(self.status.message)
+                self.history.append(replaced)
             self.status.CopyFrom(frame.status)
             if frame.metadata:
                 self.metadata.MergeFrom(frame.metadata)
@@ -142,11 +172,16 @@ class TaskAggregate:
     def terminal(self) -> bool:
         return self.status.state in TERMINAL_STATES
 
+    @property
+    def interrupted(self) -> bool:
+        """The run ended waiting for the caller (input or auth required)."""
+        return self.status.state in INTERRUPTED_STATES
+
     def snapshot(self, history_length: int | None = None) -> Task:
         task = Task(id=self.task_id, context_id=self.context_id, status=self.status)
         history = self.history
-        if history_length is not None and history_length > 0:
-            history = history[-history_length:]
+        if history_length is not None:
+            history = history[-history_length:] if history_length > 0 else []
         task.history.extend(history)
         task.artifacts.extend(acc.build() for acc in self._artifacts.values())
         if self.metadata:

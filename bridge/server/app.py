@@ -20,6 +20,10 @@ memory; ``sqlite:///path.db`` or ``postgresql+asyncpg://…`` = a2a-sdk's
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import socket
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -31,8 +35,7 @@ import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-from a2a.server.request_handlers import GrpcHandler
-from a2a.server.routes import create_agent_card_routes, create_rest_routes
+from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
@@ -42,16 +45,45 @@ from starlette.routing import BaseRoute
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.server.agent_host import add_agent_host
 from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
-from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.card import build_agent_card, public_card
+from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.drain import DEFAULT_GRACE, drain
+from trpc_bridge.server.fanout import FanOut, make_fanout
+from trpc_bridge.server.grpc_screen import GrpcScreen
+from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
-from trpc_bridge.server.http_listener import HttpListener
-from trpc_bridge.server.jsonrpc03 import Jsonrpc03Route
-from trpc_bridge.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimits
+from trpc_bridge.server.http_listener import HttpListener, check_port_free
+from trpc_bridge.server.jsonrpc03 import Jsonrpc03Methods
+from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
+from trpc_bridge.server.limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEP_ALIVE,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_REQUEST_BYTES,
+    RequestLimits,
+)
+from trpc_bridge.server.media_types import MediaTypes
+from trpc_bridge.server.playground import playground_routes
+from trpc_bridge.server.push_delivery import PushDelivery
+from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
+from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
+from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
+from trpc_bridge.server.rest_screen import RestScreen
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_store import DEFAULT_KEEP_TASKS, make_task_store
+from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
+from trpc_bridge.server.task_store import (
+    DEFAULT_KEEP_TASKS,
+    WideIdTaskStore,
+    check_task_store,
+    make_task_store,
+)
+from trpc_bridge.server.task_tables import JournalTables, Replica
 
 
 @dataclass(frozen=True)
@@ -76,6 +108,34 @@ class ServerOptions:
     public_url: str = ""
     #: Where the server's spans go; None = the global provider (``setup_tracing``).
     tracer_provider: TracerProvider | None = None
+    #: Push notifications (declared on the card); their webhook URL screen.
+    push: bool = True
+    push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    #: Seconds an idle HTTP keep-alive connection stays open.
+    keep_alive: int = DEFAULT_KEEP_ALIVE
+    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
+    #: RESOURCE_EXHAUSTED past as many concurrent calls).
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: Seconds an agent run may take on any door before it is cancelled and fails with a
+    #: ``run_error``; 0 = no limit.
+    run_timeout: float = 0.0
+    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
+    shutdown_grace: float = DEFAULT_GRACE
+    #: Database store: seconds between checkpoints of a running task.
+    journal_interval: float = DEFAULT_INTERVAL
+    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
+    replica_timeout: float = DEFAULT_TIMEOUT
+    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
+    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
+    fanout: str = "auto"
+    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
+    playground: bool = True
+    #: ``agent-card.json`` also carries the 0.3 fields for requests without
+    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
+    legacy_card: bool = False
 
 
 class BridgeServer:
@@ -84,12 +144,26 @@ class BridgeServer:
     def __init__(self, agent: Agent, options: ServerOptions | None = None) -> None:
         self.agent = agent
         self.options = options or ServerOptions()
+        install_refusal_logging()
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
         self.runner = AgentRunner(
-            agent, self.task_store, tracer_provider=self.options.tracer_provider
+            agent,
+            self.task_store,
+            tracer_provider=self.options.tracer_provider,
+            run_timeout=self.options.run_timeout,
         )
+        self.journal: TaskJournal | None = None
+        self.replicas: ReplicaMonitor | None = None
+        self.fanout: FanOut | None = None
+        if isinstance(self.task_store, WideIdTaskStore):
+            self._durable(JournalTables(self.task_store))
+        self.push: PushDelivery | None = None
+        if self.options.push:
+            configs = make_push_config_store(self.task_store)
+            self.push = PushDelivery(configs, self.options.push_policy)
+            self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
             HandlerOptions(
@@ -97,12 +171,37 @@ class BridgeServer:
                 negotiation=self.options.negotiation,
                 coalesce_after=self.options.coalesce_after,
             ),
+            push=self.push,
         )
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
         self._http: HttpListener | None = None
         self._grpc: grpc.aio.Server | None = None
+        self._grpc_stopping: asyncio.Task[None] | None = None
+
+    def _durable(self, tables: JournalTables) -> None:
+        """Running tasks journaled, replicas watching each other (a database store)."""
+        self.tables = tables
+        self.fanout = make_fanout(self.options.fanout, tables)
+        if self.fanout is not None:
+            self.fanout.on_command = self._on_command
+        self.journal = TaskJournal(
+            tables, interval=self.options.journal_interval, fanout=self.fanout
+        )
+        self.runner.tasks.journal = self.journal
+        self.replicas = ReplicaMonitor(
+            tables,
+            timeout=self.options.replica_timeout,
+            single_process=tables.dialect == "sqlite",
+            fanout=self.fanout,
+            interrupt_all=self.runner.tasks.interrupt_all,
+        )
+
+    async def _on_command(self, verb: str, task_id: str) -> None:
+        if verb == "push" and self.push is not None:
+            self.push.watch(task_id)
+        await self.runner.tasks.on_command(verb, task_id)
 
     # --- addresses ------------------------------------------------------------------
 
@@ -132,20 +231,31 @@ class BridgeServer:
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
+    @property
+    def playground_url(self) -> str:
+        return f"{self.base_url}/" if self.options.playground else ""
+
     def describe(self) -> list[str]:
         """What this server serves, one line per endpoint (printed by the CLI)."""
-        lines = [
-            f"agent     {self.agent.name}",
+        lines = [f"agent     {self.agent.name}"]
+        if self.playground_url:
+            lines.append(f"web page  {self.playground_url}  (the playground: open it in a browser)")
+        lines += [
             f"JSON-RPC  {self.jsonrpc_url}  (A2A 0.3 and 1.0)",
             f"REST      {self.rest_url}  (A2A 1.0)",
         ]
         if self.grpc_address:
-            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0)")
+            lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(self.agent, base_url=self.base_url, grpc_address=self.grpc_address)
+        return build_agent_card(
+            self.agent,
+            base_url=self.base_url,
+            grpc_address=self.grpc_address,
+            push=self.push is not None,
+        )
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -156,86 +266,180 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        routes: list[BaseRoute] = []
-        for path in CARD_PATHS:
-            routes.extend(create_agent_card_routes(card, card_url=f"{self.base_path}{path}"))
-        # JSON-RPC 0.3 and 1.0: a2a-sdk's dispatcher, except 0.3 message/stream and
-        # message/send (jsonrpc03: the same bytes, without the SDK's per-frame conversions).
-        jsonrpc = Jsonrpc03Route(self.handler)
-        routes.extend(jsonrpc.route(path) for path in self._jsonrpc_paths())
+        if any(i.protocol_binding == "GRPC" for i in card.supported_interfaces):
+            # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
+            # the card without it): every form of the card says so (A2A CORE-CAP-003).
+            card.capabilities.extended_agent_card = True
+            self.handler.extended_card = card
+        routes: list[BaseRoute] = card_routes(
+            card,
+            base_path=self.base_path,
+            same_origin=public_card(card),
+            legacy_card=self.options.legacy_card,
+        )
+        # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
+        # its per-frame conversions.
+        own = Jsonrpc03Methods(self.handler)
+        routes.extend(jsonrpc_routes(self.handler, self._jsonrpc_paths(), own=own))
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
-        routes.extend(agui_routes(self.runner, path=f"{self.base_path}/agui"))
+        agui_path = f"{self.base_path}/agui"
+        routes.extend(agui_routes(self.runner, path=agui_path))
+        if self.options.playground:
+            routes.extend(playground_routes(self.base_path))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
-        limits = Middleware(
-            RequestLimits,
-            max_bytes=self.options.max_request_bytes,
-            jsonrpc_paths=self._jsonrpc_paths(),
-        )
-        return Starlette(routes=routes, middleware=[limits])
+        jsonrpc = self._jsonrpc_paths()
+        middleware = [
+            Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            Middleware(
+                RequestLimits,
+                max_bytes=self.options.max_request_bytes,
+                jsonrpc_paths=jsonrpc,
+                body_timeout=self.options.body_timeout,
+            ),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(
+                RestScreen,
+                base_path=self.base_path,
+                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+            ),
+        ]
+        return Starlette(routes=routes, middleware=middleware)
 
     # --- serving --------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Bind the ports, then serve HTTP (uvicorn) and gRPC in this event loop. A port
-        that cannot be bound raises ``OSError`` with nothing left running."""
+        """Check the task store, bind the ports, then serve HTTP (uvicorn) and gRPC in
+        this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
+        that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
-        self._http = HttpListener(host, self.options.port)  # binds now: fails early
-        self.http_port = self._http.port
         try:
+            await check_task_store(self.task_store, self.options.task_store)
+            self._http = HttpListener(host, self.options.port, signals=False)  # binds now
+            self.http_port = self._http.port
+            await self._start_durable()
             if self.grpc_port is not None:
+                check_port_free(host, self.grpc_port, "gRPC")
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
                     self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
-                    raise OSError(f"cannot listen for gRPC on {address}") from exc
+                    raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
-            await self._http.start(self.starlette_app())
+            await self._http.start(
+                self.starlette_app(),
+                header_timeout=self.options.header_timeout,
+                keep_alive=self.options.keep_alive,
+                max_connections=self.options.max_connections,
+            )
         except BaseException:
             await self.stop()
             raise
 
+    async def _start_durable(self) -> None:
+        if self.journal is None or self.replicas is None:
+            return
+        await self.tables.create()
+        if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
+            await self.push.store.initialize()
+        replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        if self.fanout is not None:
+            await self.fanout.start(replica.incarnation)
+        await self.journal.start(replica)
+        await self.replicas.start(replica)
+
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
+            interceptors=[GrpcScreen()],
+            maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
+                ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
                 # the same port would start and split the traffic. Fail instead.
                 ("grpc.so_reuseport", 0),
             ],
         )
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            GrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V1_0)), server
+            BridgeGrpcHandler(self.handler), server
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
             CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
         )
+        # The event model itself, for callers that do not speak A2A (any language).
+        add_agent_host(self.runner, server)
         return server
 
     async def stop(self) -> None:
-        if self._http is not None:
-            await self._http.stop()
-        if self._grpc is not None:
-            await self._grpc.stop(grace=1)
+        # Each part stops even when another failed: a gRPC server left running would
+        # shut down from its finaliser after the loop is gone ("Event loop is closed").
+        try:
+            if self._http is not None:
+                await self._http.stop()
+        finally:
+            try:
+                if self._grpc_stopping is not None:
+                    await self._grpc_stopping
+                elif self._grpc is not None:
+                    await self._grpc.stop(grace=1)
+            finally:
+                await self._stop_services()
+
+    async def _stop_services(self) -> None:
+        if self.push is not None:
+            await self.push.close()
+        if self.replicas is not None:
+            await self.replicas.stop()
+        if self.journal is not None:
+            await self.journal.stop()
+        if self.fanout is not None:
+            await self.fanout.stop()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()
 
     async def serve(self, echo: Callable[[str], object] | None = None) -> None:
-        """Start, tell ``echo`` what is served (:meth:`describe`), run until cancelled
-        (Ctrl-C), stop."""
+        """Start, tell ``echo`` what is served (:meth:`describe`), run until SIGTERM or
+        Ctrl-C, shut down gracefully (:meth:`shut_down`), stop."""
         await self.start()
+        assert self._http is not None
+        requested, forced = asyncio.Event(), asyncio.Event()
+
+        def on_signal() -> None:  # the second signal: no more grace
+            (forced if requested.is_set() else requested).set()
+
+        loop = asyncio.get_running_loop()
+        signals = (signal.SIGINT, signal.SIGTERM)
+        for sig in signals:
+            loop.add_signal_handler(sig, on_signal)
         try:
             if echo is not None:
                 for line in self.describe():
                     echo(line)
-            assert self._http is not None
-            await self._http.wait()
+            serving = asyncio.ensure_future(self._http.wait())
+            asked = asyncio.ensure_future(requested.wait())
+            await asyncio.wait({serving, asked}, return_when=asyncio.FIRST_COMPLETED)
+            asked.cancel()
+            if requested.is_set():
+                await self.shut_down(forced)
         finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
             await self.stop()
+
+    async def shut_down(self, forced: asyncio.Event | None = None) -> None:
+        """Stop accepting (connections, RPCs, new runs), give running tasks
+        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        grace = self.options.shutdown_grace
+        if self._http is not None:
+            self._http.stop_accepting()
+        if self._grpc is not None:  # new RPCs refused now; running ones end below
+            self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
+        await drain(self.runner.tasks, grace, forced or asyncio.Event())
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()

@@ -38,6 +38,13 @@ class GrpcVersionContextBuilder(DefaultGrpcServerCallContextBuilder):
         return built
 
 
+def requested_major(header: str | None) -> str:
+    """The major A2A version an ``A2A-Version`` header asks for, as a2a-sdk reads it: no
+    header is 0.3, and any ``1.x`` is served as 1.0."""
+    version = (header or "").strip()
+    return version.split(".", 1)[0] if version else "0"
+
+
 def wire_version(context: ServerCallContext) -> WireVersion:
     state = context.state
     if _VERSION_KEY in state:
@@ -45,8 +52,8 @@ def wire_version(context: ServerCallContext) -> WireVersion:
     method = state.get("method")
     if isinstance(method, str):
         return WireVersion.V0_3 if "/" in method else WireVersion.V1_0
-    header = context_headers(context).get(A2A_VERSION_HEADER.lower(), "").strip()
-    return WireVersion.V1_0 if header.startswith("1") else WireVersion.V0_3
+    header = context_headers(context).get(A2A_VERSION_HEADER.lower())
+    return WireVersion.V1_0 if requested_major(header) == "1" else WireVersion.V0_3
 
 
 def _transport(context: ServerCallContext) -> str:

@@ -3,7 +3,9 @@
 Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC 1.0 and 0.3) calls into
 this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` and a
 :class:`~trpc_bridge.server.runner.Caller`, picks the caller's encoding on the seam
-(:func:`~trpc_bridge.codecs.encoding.select_encoding`) and lets the agent runner drive
+(:func:`~trpc_bridge.codecs.encoding.select_encoding`; for streams
+:func:`~trpc_bridge.codecs.encoding.stream_encoding`, with the overlays the caller asked
+for, such as tfrs progress) and lets the agent runner drive
 the run as a :class:`~trpc_bridge.server.task_registry.LiveTask`; identity, tracing,
 failures and cancellation are the runner's.
 
@@ -12,8 +14,9 @@ event (cost grows with stream length), writes the whole task to the store per ev
 evicts a consumer 1,024 events behind without telling it, and insists on a ``Task`` as
 the first frame where trpc starts with a ``submitted`` status-update. Here the live task
 aggregates incrementally and fans out to unbounded coalescing subscriber buffers (O(1)
-per event whatever the stream length), and the finished ``Task`` is written to the task
-store once, at the end. ``tasks/cancel`` and the disconnect of the requesting stream
+per event whatever the stream length); the task store gets the task when it is accepted,
+a batched checkpoint while it runs (a database store, see task_journal) and how it
+ended, before the caller sees the end. ``tasks/cancel`` and the disconnect of the requesting stream
 (when nobody else is subscribed) cancel the producer, which closes the agent's iterator
 and publishes ``canceled``.
 """
@@ -31,25 +34,20 @@ from a2a.server.request_handlers.request_handler import RequestHandler
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
     SendMessageRequest,
     SubscribeToTaskRequest,
     Task,
-    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import (
     ExtendedAgentCardNotConfiguredError,
+    InternalError,
     InvalidParamsError,
-    PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -65,14 +63,17 @@ from trpc_bridge.codecs.encoding import (
     UnaryEncoding,
     as_proto,
     select_encoding,
+    stream_encoding,
 )
 from trpc_bridge.codecs.trpc_request import message_to_request
 from trpc_bridge.codecs.trpc_runs import unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import new_id
 from trpc_bridge.server.call_context import a2a_caller, wire_version
+from trpc_bridge.server.push_delivery import PushDelivery
+from trpc_bridge.server.push_requests import PushConfigRequests
 from trpc_bridge.server.runner import AgentRunner, Caller
-from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
+from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER, Subscriber
 from trpc_bridge.server.task_registry import LiveTask, TaskRegistry
 from trpc_bridge.server.task_store import ID_LENGTH, owner_context
 
@@ -118,15 +119,28 @@ class _Call:
     message: Message
     caller: Caller
     encoding_request: EncodingRequest
+    #: The parked task (waiting for input) this message continues; None: a new task.
+    resumed: LiveTask | None = None
+    #: The door takes :class:`TextDelta` frames (see :data:`TEXT_DELTAS`).
     text_deltas: bool = False
 
 
-class BridgeRequestHandler(RequestHandler):
-    """Serves one agent, through its :class:`AgentRunner`, over every a2a-sdk transport."""
+class BridgeRequestHandler(PushConfigRequests, RequestHandler):
+    """Serves one agent, through its :class:`AgentRunner`, over every a2a-sdk transport;
+    push notifications when ``push`` is given."""
 
-    def __init__(self, runner: AgentRunner, options: HandlerOptions | None = None) -> None:
+    def __init__(
+        self,
+        runner: AgentRunner,
+        options: HandlerOptions | None = None,
+        *,
+        push: PushDelivery | None = None,
+    ) -> None:
         self.runner = runner
         self.options = options or HandlerOptions()
+        self.push = push
+        #: The full card (every interface), set by the server: see ``card.public_card``.
+        self.extended_card: AgentCard | None = None
 
     @property
     def registry(self) -> TaskRegistry:
@@ -135,26 +149,28 @@ class BridgeRequestHandler(RequestHandler):
     # --- starting a run -----------------------------------------------------------
 
     async def _prepare(self, params: SendMessageRequest, context: ServerCallContext) -> _Call:
+        if self.registry.closing:  # a keep-alive connection after SIGTERM: try elsewhere
+            raise InternalError(message="the server is shutting down; send it again")
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
         caller = a2a_caller(context)
+        resumed = None
         if message.task_id:
-            known = self.registry.live(
-                message.task_id, caller.user_id
-            ) or await self.registry.stored(message.task_id, caller.user_id)
-            if known is None:
-                raise TaskNotFoundError(message=f"Task {message.task_id} not found")
-            raise UnsupportedOperationError(
-                message="follow-up messages to a task are not supported; "
-                "send a new message in the same contextId"
+            resumed = await self.registry.resume(
+                message.task_id,
+                caller.user_id,
+                context_id=message.context_id,
+                coalesce_after=self.options.coalesce_after,
             )
         user_message = Message()
         user_message.CopyFrom(message)
         user_message.message_id = message.message_id or new_id("msg")
-        user_message.context_id = message.context_id or new_id("ctx")
+        if resumed is not None:  # a follow-up may leave the context id out
+            user_message.context_id = resumed.context_id
+        user_message.context_id = user_message.context_id or new_id("ctx")
         request = message_to_request(user_message, user_id=caller.user_id)
         negotiated = EncodingRequest(
             spec_version=request.interaction_spec_version,
@@ -162,18 +178,30 @@ class BridgeRequestHandler(RequestHandler):
             extensions=frozenset(context.requested_extensions),
             headers=caller.headers,
             wire=wire_version(context),
+            part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
         )
         text_deltas = bool(context.state.get(TEXT_DELTAS))
-        return _Call(request, user_message, caller, negotiated, text_deltas)
+        return _Call(request, user_message, caller, negotiated, resumed, text_deltas)
 
     def _live(self, task_id: str, call: _Call) -> LiveTask:
-        return LiveTask(
+        if call.resumed is not None:  # the follow-up joins the parked task's history
+            call.resumed.aggregate.history.append(call.message)
+            return call.resumed
+        live = LiveTask(
             task_id=task_id,
             context_id=call.message.context_id,
             owner=call.caller.user_id,
             user_message=call.message,
             coalesce_after=self.options.coalesce_after,
         )
+        live.observer = self.registry.observer  # its first frames come before it runs
+        return live
+
+    async def _inline_push(self, params: SendMessageRequest, live: LiveTask) -> None:
+        """A push config sent with the message applies to its task from the first frame."""
+        if params.configuration.HasField("task_push_notification_config"):
+            config = params.configuration.task_push_notification_config
+            await self.attach_push_config(live.task_id, config, live.owner, running=True)
 
     def _target(self, task_id: str, call: _Call) -> RunTarget:
         return RunTarget(
@@ -190,23 +218,75 @@ class BridgeRequestHandler(RequestHandler):
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
         call = await self._prepare(params, context)
+        config = params.configuration
+        history = config.history_length if config.HasField("history_length") else None
+        if config.return_immediately or call.resumed is not None:
+            wait = not config.return_immediately
+            return await self._send_as_task(params, call, history, wait=wait)
         task_id = unary_task_id(call.message.message_id)
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.unary(self._target(task_id, call))
         live = self._live(task_id, call)
-        self.runner.start(live, call.request, call.caller, _UnaryRun(encoder))
+        await self._inline_push(params, live)
+        run = encoder.streamed or _UnaryRun(encoder)
+        for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
+            live.publish(first)
+        self.runner.start(live, call.request, call.caller, run)
+        await self._wait(live)
+        final: Task | Message | None = None
+        if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
+            final = encoder.result(context_id=live.context_id, task_id=live.task_id)
+        if final is None:  # the answer is the task (plain A2A, or canceled)
+            await self.registry.retire(live, live.snapshot())
+            return live.snapshot(history)
+        await self.registry.retire(live, final if isinstance(final, Task) else None)
+        return final
+
+    async def _send_as_task(
+        self, params: SendMessageRequest, call: _Call, history: int | None, *, wait: bool
+    ) -> Task:
+        """Run as a stream into the task and answer with the task: at once
+        (``return_immediately``; the run stores the task when it ends) or at the end (a
+        follow-up to a parked task, which is a task whatever the encoding)."""
+        task_id = call.resumed.task_id if call.resumed else unary_task_id(call.message.message_id)
+        live, _ = await self._start_streamed(params, call, task_id, subscribe=False)
+        if wait:
+            await self._wait(live)
+        return live.snapshot(history)
+
+    async def _start_streamed(
+        self, params: SendMessageRequest, call: _Call, task_id: str, *, subscribe: bool
+    ) -> tuple[LiveTask, Subscriber | None]:
+        """Start the run as a stream into its live task (stored when it ends); the
+        subscriber, when asked for, sees it from the first frame."""
+        encoder = stream_encoding(
+            self.options.negotiation, call.encoding_request, self._target(task_id, call)
+        )
+        live = self._live(task_id, call)
+        await self._inline_push(params, live)
+        subscriber = live.subscribe() if subscribe else None
+        if call.resumed is not None:
+            live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
+        else:
+            for first in encoder.start(app_name=self.runner.agent.name, user_id=live.owner):
+                live.publish(first)
+        try:
+            await self.registry.accept(live)  # stored before the caller hears of it
+        except Exception:
+            if subscriber is not None:
+                live.unsubscribe(subscriber)
+            self.registry.release(live)
+            raise
+        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
+        return live, subscriber
+
+    async def _wait(self, live: LiveTask) -> None:
         try:
             await live.wait()
         except asyncio.CancelledError:  # the caller went away: stop the agent too
             live.cancel()
             await self.registry.retire(live, None)
             raise
-        if live.aggregate.status.state == TaskState.TASK_STATE_CANCELED:
-            final: Task | Message = live.snapshot()
-        else:
-            final = encoder.result(context_id=live.context_id, task_id=live.task_id)
-        await self.registry.retire(live, final if isinstance(final, Task) else None)
-        return final
 
     # --- message/stream and resubscribe ---------------------------------------------
 
@@ -224,14 +304,9 @@ class BridgeRequestHandler(RequestHandler):
         """``message/stream`` as lists of the frames ready at once, for a door that writes
         each list in one go (``jsonrpc03``); closing it stops the run as a disconnect does."""
         call = await self._prepare(params, context)
-        task_id = new_id("task")
-        encoding = select_encoding(self.options.negotiation, call.encoding_request)
-        encoder = encoding.stream(self._target(task_id, call))
-        live = self._live(task_id, call)
-        subscriber = live.subscribe()
-        for first in encoder.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
-            live.publish(first)
-        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
+        task_id = call.resumed.task_id if call.resumed else new_id("task")
+        live, subscriber = await self._start_streamed(params, call, task_id, subscribe=True)
+        assert subscriber is not None
         try:
             while (batch := await subscriber.next_batch()) is not None:
                 yield batch
@@ -245,10 +320,10 @@ class BridgeRequestHandler(RequestHandler):
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
         owner = a2a_caller(context).user_id
-        live = self.registry.live(params.id, owner)
-        if live is None:
-            if await self.registry.stored(params.id, owner) is None:
-                raise TaskNotFoundError(message=f"Task {params.id} not found")
+        live = await self.registry.revive(
+            params.id, owner, coalesce_after=self.options.coalesce_after
+        )
+        if isinstance(live, Task):
             raise UnsupportedOperationError(message=f"Task {params.id} is in a terminal state")
         subscriber = live.subscribe()
         snapshot = live.snapshot()  # same tick as subscribe: nothing is missed
@@ -258,6 +333,7 @@ class BridgeRequestHandler(RequestHandler):
                 yield as_proto(frame)
         finally:
             live.unsubscribe(subscriber)
+            self.registry.release(live)  # a parked task nobody else uses
 
     # --- tasks ----------------------------------------------------------------------
 
@@ -267,23 +343,27 @@ class BridgeRequestHandler(RequestHandler):
         live = self.registry.live(params.id, owner)
         if live is not None:
             return live.snapshot(history)
-        task = await self.registry.stored(params.id, owner)
+        task = await self.registry.current_task(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {params.id} not found")
-        if history is not None and history > 0 and len(task.history) > history:
-            kept = list(task.history)[-history:]
+        if history is not None and len(task.history) > history:
+            kept = list(task.history)[-history:] if history > 0 else []
             del task.history[:]
             task.history.extend(kept)
         return task
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
         owner = a2a_caller(context).user_id
-        live = self.registry.live(params.id, owner)
-        if live is None:
-            if await self.registry.stored(params.id, owner) is None:
-                raise TaskNotFoundError(message=f"Task {params.id} not found")
+        live = await self.registry.revive(
+            params.id, owner, coalesce_after=self.options.coalesce_after
+        )
+        if isinstance(live, Task):
             raise TaskNotCancelableError(message=f"Task {params.id} has already finished")
-        return await live.cancelled()
+        if live.running:
+            return await live.cancelled()
+        task = await live.cancelled()  # parked: nothing runs, the task just ends
+        await self.registry.retire(live, task)
+        return task
 
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
@@ -292,27 +372,9 @@ class BridgeRequestHandler(RequestHandler):
 
     # --- not offered ----------------------------------------------------------------
 
-    async def on_create_task_push_notification_config(
-        self, params: TaskPushNotificationConfig, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError
-
-    async def on_get_task_push_notification_config(
-        self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError
-
-    async def on_list_task_push_notification_configs(
-        self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
-    ) -> ListTaskPushNotificationConfigsResponse:
-        raise PushNotificationNotSupportedError
-
-    async def on_delete_task_push_notification_config(
-        self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> None:
-        raise PushNotificationNotSupportedError
-
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise ExtendedAgentCardNotConfiguredError
+        if self.extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError
+        return self.extended_card

@@ -7,9 +7,13 @@ into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
   around the whole run (tracing off: the trace context is only forwarded);
-- ``execute_tool`` spans follow the run's tool calls and results;
+- ``execute_tool`` spans follow the run's tool calls and results — unless the agent's
+  tools run in another process (a remote agent: ``Agent.tools_run_elsewhere``), which
+  records them itself;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
+- a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
+  and ends with a ``run_error`` event (code ``run_timeout``), the same on every door;
 - the agent's iterator is closed when the run ends, is cancelled, or the door stops
   reading (a client disconnect).
 
@@ -20,21 +24,25 @@ registers the run in :attr:`AgentRunner.tasks` where ``tasks/get``, ``tasks/canc
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
-from opentelemetry.trace import TracerProvider
+from opentelemetry.trace import SpanContext, TracerProvider
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events
+from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
 from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
 from trpc_bridge.server.task_store import BoundedMemoryTaskStore
-from trpc_bridge.telemetry.server_span import MessageCall, ServerSpans
-from trpc_bridge.telemetry.spans import tracing_enabled
+from trpc_bridge.telemetry.server_span import ServerSpans
+from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
+
+logger = logging.getLogger(__name__)
 
 #: ``Caller.transport`` of the doors that are not A2A bindings.
 TRANSPORT_AGUI = "AG-UI"
@@ -65,6 +73,32 @@ def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: s
     )
 
 
+#: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
+RUN_TIMEOUT_CODE = "run_timeout"
+
+
+class _RunTimedOut(Exception):
+    pass
+
+
+async def _next_event(
+    events: AsyncIterator[AgentEvent], deadline: float | None
+) -> AgentEvent | None:
+    """The agent's next event (None: it ended), awaited until ``deadline`` (loop time,
+    for the whole run): past it the agent is cancelled and :class:`_RunTimedOut` raised.
+    The deadline can only fire while the agent is awaited, never inside the consumer."""
+    window = asyncio.timeout_at(deadline)
+    try:
+        async with window:
+            return await anext(events)
+    except StopAsyncIteration:
+        return None
+    except TimeoutError:
+        if window.expired():
+            raise _RunTimedOut from None
+        raise  # the agent's own TimeoutError: an agent failure
+
+
 class AgentRunner:
     """Runs one agent for every door of a server (see the module doc)."""
 
@@ -75,19 +109,30 @@ class AgentRunner:
         *,
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
+        run_timeout: float = 0.0,
     ) -> None:
         self.agent = agent
+        #: Seconds a run may take (waiting for the agent); 0 = no limit.
+        self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._record_content = record_content
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
 
     async def run(
-        self, request: AgentRequest, caller: Caller, *, task_id: str = ""
+        self,
+        request: AgentRequest,
+        caller: Caller,
+        *,
+        task_id: str = "",
+        on_span: Callable[[SpanContext], object] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
-        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent."""
-        call = MessageCall(
+        agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
+
+        ``on_span`` is told the SERVER span once it is open (not at all with tracing
+        off), for a door that names the run's trace to its caller."""
+        call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
             conversation_id=request.context_id,
@@ -95,22 +140,42 @@ class AgentRunner:
             user_id=caller.user_id,
             input_text=request.text,
         )
-        with self._spans.serving(caller.headers, call):
+        with self._spans.serving(caller.headers, call) as span:
+            if span is not None and on_span is not None:
+                on_span(span.get_span_context())
             tools = (
-                ToolSpans(tracer_provider=self._provider, record_content=self._record_content)
+                ToolSpans(
+                    tracer_provider=self._provider,
+                    record_content=self._record_content,
+                    tools=not tools_run_elsewhere(self.agent),
+                )
                 if tracing_enabled(self._provider)
                 else None
             )
             events = self.agent.run(request)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             try:
-                async for event in events:
+                while (event := await _next_event(events, deadline)) is not None:
                     if tools is not None:
                         tools.observe(event)
                     yield event
-            except Exception as exc:  # the agent failed: a terminal run_error
-                failure = AgentEvent.failure(
-                    agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
-                )
+            except Exception as exc:  # the agent failed or overran: a terminal run_error
+                if isinstance(exc, _RunTimedOut):
+                    logger.warning(
+                        "agent %s cancelled by the %g s run timeout",
+                        self.agent.name,
+                        self.run_timeout,
+                    )
+                    failure = AgentEvent.failure(
+                        f"agent run exceeded the run timeout ({self.run_timeout:g} s)",
+                        type=ErrorType.RUN,
+                        code=RUN_TIMEOUT_CODE,
+                    )
+                else:
+                    failure = AgentEvent.failure(
+                        agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
+                    )
                 if tools is not None:
                     tools.observe(failure)
                 yield failure

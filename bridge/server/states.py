@@ -12,3 +12,8 @@ TERMINAL_STATES = frozenset(
         TaskState.TASK_STATE_REJECTED,
     }
 )
+
+#: The agent waits for the caller: the task stays open for a follow-up message.
+INTERRUPTED_STATES = frozenset(
+    {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+)

@@ -21,8 +21,9 @@ from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.codecs.text_delta import TextDelta
 
 #: Frames a subscriber may hold before deltas start to be merged: trpc-agent-go's own
-#: subscriber buffer size (reference §7.12). A consumer within that lag sees exactly
-#: trpc's frames; past it trpc aborts the stream ("event queue is full"), we merge.
+#: subscriber buffer size (docs/wire-spec.md §7.12). A consumer within that lag sees
+#: exactly trpc's frames; past it trpc aborts the stream ("event queue is full"), we
+#: merge.
 DEFAULT_COALESCE_AFTER = 1024
 
 

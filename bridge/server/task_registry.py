@@ -7,6 +7,18 @@ incremental aggregate and to every subscriber (the requesting stream and any
 ``canceled`` itself; :meth:`wait` waits for the end; :meth:`snapshot` is the task as it
 stands. When the run ends the registry saves the aggregated ``Task`` to the task store
 (a2a-sdk's in-memory or SQL store, scoped by owner) and forgets the live task.
+
+A run that ends waiting for the caller (input or auth required) is saved and forgotten
+the same way: the task is *parked*. A follow-up message with its ``taskId``, a
+subscription or a cancel revives it from the store (:meth:`TaskRegistry.revive`) as a
+live task without a producer, so parked tasks cost no memory while nobody uses them and
+survive a restart with a database store.
+
+A streamed task is *settled* before the frame that ends its run (a terminal or
+input-required status) reaches anyone: the task is stored first, so a ``completed`` a
+caller sees is a stored ``completed``; a store that fails turns that frame into a
+``failed`` status that says so. With a database store the task is also journaled while
+it runs (:mod:`~trpc_bridge.server.task_journal`).
 """
 
 from __future__ import annotations
@@ -15,16 +27,30 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from a2a.server.tasks import TaskStore
-from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
+from a2a.types import Message, Part, Role, Task, TaskState, TaskStatusUpdateEvent
+from a2a.utils.errors import (
+    InternalError,
+    InvalidParamsError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
 
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc_encode import task_status
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.names import new_id
 from trpc_bridge.server.aggregate import TaskAggregate
+from trpc_bridge.server.interruption import LEASE_LOST, interrupted_status
+from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
 from trpc_bridge.server.subscriber import Subscriber
-from trpc_bridge.server.task_store import owner_context
+from trpc_bridge.server.task_store import first_line, owner_context
+
+if TYPE_CHECKING:
+    from trpc_bridge.server.task_journal import TaskJournal
+    from trpc_bridge.server.task_tables import Lease
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +61,25 @@ YIELD_EVERY = 64
 
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
+#: Sees every frame of every live task (push delivery): ``(task_id, frame)``.
+FrameObserver = Callable[[str, StreamFrame], None]
+#: Stores the task before the frame that ends its run is delivered; returns the frame to
+#: deliver instead when it could not (None: stored).
+Settle = Callable[["LiveTask"], Awaitable[StreamFrame | None]]
+
+
+def ends_run(frame: StreamFrame) -> bool:
+    """A status after which the run produces nothing (terminal, or waiting for input)."""
+    return isinstance(frame, TaskStatusUpdateEvent) and (
+        frame.status.state in TERMINAL_STATES or frame.status.state in INTERRUPTED_STATES
+    )
 
 
 class LiveTask:
     """One running agent invocation."""
+
+    #: The run is on another replica (a MirrorTask follows it here).
+    remote = False
 
     def __init__(
         self,
@@ -59,8 +100,41 @@ class LiveTask:
         self._finished = asyncio.Event()
         self._subscribers: list[Subscriber] = []
         self._coalesce_after = coalesce_after
+        self.observer: FrameObserver | None = None
+        #: Frames delivered so far (the fan-out numbers them with it).
+        self.sequence = 0
+        #: Set once the task is journaled (a database store; see task_journal).
+        self.journal: TaskJournal | None = None
+        #: Set for streamed runs (see the module doc); ``settled`` once it has run.
+        self.settle: Settle | None = None
+        self.settled = False
+        #: The run's final frame is being stored: a cancel can no longer change it.
+        self.ending = False
+        self._interrupted: str | None = None
+
+    @classmethod
+    def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
+        """A live handle on a parked ``task`` read from the store."""
+        live = cls(
+            task_id=task.id,
+            context_id=task.context_id,
+            owner=owner,
+            user_message=Message(),
+            coalesce_after=coalesce_after,
+        )
+        live.aggregate = TaskAggregate.from_task(task)
+        return live
 
     # --- the run ----------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._producer is not None and not self._producer.done()
+
+    @property
+    def idle(self) -> bool:
+        """Revived and unused: no run was started on it and nobody subscribes."""
+        return self._producer is None and not self._subscribers
 
     def start(
         self,
@@ -84,7 +158,7 @@ class LiveTask:
                     since_yield = 0
                     async for event in events:
                         for frame in encoder.encode(event):
-                            self.publish(frame)
+                            await self._emit(frame)
                         if encoder.done:
                             break
                         since_yield += 1
@@ -94,15 +168,13 @@ class LiveTask:
                             since_yield = 0
                             await asyncio.sleep(0)
                 for frame in encoder.close():
-                    self.publish(frame)
-            except asyncio.CancelledError:  # tasks/cancel, or the only listener left
-                self.publish(
-                    TaskStatusUpdateEvent(
-                        task_id=self.task_id,
-                        context_id=self.context_id,
-                        status=task_status(TaskState.TASK_STATE_CANCELED),
-                    )
-                )
+                    await self._emit(frame)
+            except asyncio.CancelledError:  # tasks/cancel, the only listener left, shutdown
+                if self._interrupted is not None:
+                    cut = interrupted_status(self.task_id, self.context_id, self._interrupted)
+                    await self._emit(cut)
+                else:
+                    await self._emit(self.status_update(TaskState.TASK_STATE_CANCELED))
         finally:
             if on_end is not None:
                 await on_end(self)
@@ -113,13 +185,41 @@ class LiveTask:
         if self._producer is not None:
             await asyncio.shield(self._producer)
 
+    async def _emit(self, frame: StreamFrame) -> None:
+        if self.settle is None or self.settled or not ends_run(frame):
+            self.publish(frame)
+            return
+        self.ending = True
+        self.aggregate.apply(frame)
+        instead = await self.settle(self)
+        self.settled = True
+        if instead is not None:
+            self.aggregate.apply(instead)
+            frame = instead
+        self._deliver(frame)
+
     def cancel(self) -> None:
         """Stop the producer; it publishes the ``canceled`` status itself."""
-        if self._producer is not None and not self._producer.done():
+        if self._producer is not None and not self._producer.done() and not self.ending:
             self._producer.cancel()
 
+    def interrupt(self, reason: str) -> None:
+        """Stop the producer; it ends the task ``failed`` with an ``interrupted`` error."""
+        self._interrupted = reason
+        self.cancel()
+
+    def status_update(self, state: TaskState) -> TaskStatusUpdateEvent:
+        """A status update of this task to ``state``, stamped now."""
+        return TaskStatusUpdateEvent(
+            task_id=self.task_id, context_id=self.context_id, status=task_status(state)
+        )
+
     async def cancelled(self) -> Task:
-        """Cancel, wait for the end, and return the task as it ended."""
+        """Cancel, wait for the end, and return the task as it ended. A parked task
+        (nothing runs) just gets its ``canceled`` status; the caller retires it."""
+        if self._producer is None:
+            self.publish(self.status_update(TaskState.TASK_STATE_CANCELED))
+            return self.snapshot()
         self.cancel()
         await self._finished.wait()
         return self.snapshot()
@@ -128,6 +228,14 @@ class LiveTask:
 
     def publish(self, frame: StreamFrame) -> None:
         self.aggregate.apply(frame)
+        self._deliver(frame)
+
+    def _deliver(self, frame: StreamFrame) -> None:
+        self.sequence += 1
+        if self.journal is not None:
+            self.journal.delivered(self, frame)
+        if self.observer is not None:
+            self.observer(self.task_id, frame)
         for subscriber in self._subscribers:
             subscriber.push(frame)
 
@@ -156,11 +264,18 @@ class LiveTask:
 class TaskRegistry:
     """Live tasks by id, and the task store behind them."""
 
-    def __init__(self, store: TaskStore) -> None:
+    def __init__(self, store: TaskStore, journal: TaskJournal | None = None) -> None:
         self.store = store
+        #: Running tasks are written to the store as they change (a database store).
+        self.journal = journal
         self._live: dict[str, LiveTask] = {}
+        #: Given to every live task (push delivery); None: nobody observes.
+        self.observer: FrameObserver | None = None
+        #: The server is shutting down: no new run is accepted.
+        self.closing = False
 
     def add(self, live: LiveTask) -> None:
+        live.observer = self.observer
         self._live[live.task_id] = live
 
     def live(self, task_id: str, owner: str) -> LiveTask | None:
@@ -171,21 +286,186 @@ class TaskRegistry:
     async def stored(self, task_id: str, owner: str) -> Task | None:
         return await self.store.get(task_id, owner_context(owner))
 
+    async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
+        """``task_id`` as a live task when it runs (here, or followed from the replica
+        that runs it) or is parked (revived from the store); the stored ``Task`` when it
+        is finished. Unknown to ``owner``: TaskNotFoundError."""
+        live = self.live(task_id, owner)
+        if live is not None:
+            return live
+        found = await self._current(task_id, owner)
+        if found is None:
+            raise TaskNotFoundError(message=f"Task {task_id} not found")
+        task, lease = found
+        if lease is not None and self.journal is not None and self.journal.follows(lease):
+            from trpc_bridge.server.task_mirror import MirrorTask
+
+            assert self.journal.fanout is not None
+            mirror = MirrorTask(
+                task, lease, owner=owner, coalesce_after=coalesce_after, fanout=self.journal.fanout
+            )
+            self._live[task_id] = mirror
+            mirror.follow(self._unfollow)
+            return mirror
+        if task.status.state not in INTERRUPTED_STATES:
+            return task
+        live = LiveTask.revived(task, owner=owner, coalesce_after=coalesce_after)
+        self.add(live)
+        return live
+
+    async def _current(self, task_id: str, owner: str) -> tuple[Task, Lease | None] | None:
+        if self.journal is not None:
+            return await self.journal.tables.current(task_id, owner)
+        task = await self.stored(task_id, owner)
+        return None if task is None else (task, None)
+
+    async def current_task(self, task_id: str, owner: str) -> Task | None:
+        """``owner``'s task as it stands, wherever it runs: live here, stored +
+        the frames published since (another replica runs it), or stored."""
+        live = self.live(task_id, owner)
+        if live is not None:
+            return live.snapshot()
+        found = await self._current(task_id, owner)
+        if found is None:
+            return None
+        task, lease = found
+        if lease is None or self.journal is None or not self.journal.follows(lease):
+            return task
+        assert self.journal.fanout is not None
+        later = await self.journal.fanout.history(task_id, lease.seq)
+        if not later:
+            return task
+        aggregate = TaskAggregate.from_task(task)
+        for _, frame in later:
+            aggregate.apply(frame)
+        return aggregate.snapshot()
+
+    async def ask_runner(self, task_id: str, owner: str, verb: str) -> bool:
+        """Send ``verb`` to the replica that runs ``owner``'s task; False when it runs
+        nowhere else."""
+        if self.journal is None or self.journal.fanout is None:
+            return False
+        found = await self._current(task_id, owner)
+        if found is None or found[1] is None or not self.journal.follows(found[1]):
+            return False
+        await self.journal.fanout.command(found[1].incarnation, verb, task_id)
+        return True
+
+    async def on_command(self, verb: str, task_id: str) -> None:
+        """A command from another replica about a task that runs here (the sender
+        checked who owns it)."""
+        live = self._live.get(task_id)
+        if live is not None and not live.remote and verb == "cancel":
+            live.cancel()
+
+    async def _unfollow(self, live: LiveTask) -> None:
+        if self._live.get(live.task_id) is live:
+            del self._live[live.task_id]
+        live.close()
+
+    async def resume(
+        self, task_id: str, owner: str, *, context_id: str, coalesce_after: int
+    ) -> LiveTask:
+        """The parked task a follow-up message continues; a precise error when the task
+        is unknown, finished, still running or in another context."""
+        found = await self.revive(task_id, owner, coalesce_after=coalesce_after)
+        if isinstance(found, Task):
+            raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
+        if found.running:
+            self.release(found)
+            raise UnsupportedOperationError(message=f"Task {task_id} is still running")
+        if context_id and context_id != found.context_id:
+            raise InvalidParamsError(
+                message=f"contextId {context_id} does not match task {task_id}'s context"
+            )
+        return found
+
+    async def accept(self, live: LiveTask) -> None:
+        """``live`` runs as a task its caller knows by id: settled before its last frame,
+        journaled from now on with a database store. A store that cannot take it is an
+        error to the caller, before the run starts."""
+        live.settle = self._settle
+        if self.journal is None:
+            return
+        from trpc_bridge.server.task_tables import TaskBusy
+
+        try:
+            await self.journal.accept(live)
+        except TaskBusy:
+            raise UnsupportedOperationError(
+                message=f"Task {live.task_id} is still running"
+            ) from None
+        except Exception as exc:
+            logger.error("storing task %s failed: %s", live.task_id, first_line(exc))
+            raise InternalError(message="the task could not be stored") from exc
+
+    async def _settle(self, live: LiveTask) -> StreamFrame | None:
+        try:
+            if live.journal is not None:
+                if not await live.journal.release(live):
+                    return interrupted_status(live.task_id, live.context_id, LEASE_LOST)
+            else:
+                await self.store.save(live.snapshot(), owner_context(live.owner))
+        except Exception as exc:  # a broken store: the caller must not see a "completed"
+            logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
+            return self._unsaved(live)
+        return None
+
+    @staticmethod
+    def _unsaved(live: LiveTask) -> TaskStatusUpdateEvent:
+        message = Message(
+            message_id=new_id("msg"),
+            task_id=live.task_id,
+            context_id=live.context_id,
+            role=Role.ROLE_AGENT,
+            parts=[Part(text="the task could not be saved: the task store failed")],
+        )
+        return TaskStatusUpdateEvent(
+            task_id=live.task_id,
+            context_id=live.context_id,
+            status=task_status(TaskState.TASK_STATE_FAILED, message),
+        )
+
+    def running(self) -> list[LiveTask]:
+        """The runs of this replica."""
+        return [live for live in self._live.values() if live.running and not live.remote]
+
+    def interrupt_all(self, reason: str) -> None:
+        """Interrupt every run here and stop following the others."""
+        for live in list(self._live.values()):
+            if live.running:
+                live.interrupt(reason)
+
+    def release(self, live: LiveTask) -> None:
+        """Forget a revived task nobody uses any more (no run, no subscriber): it is
+        unchanged in the store. A followed remote run nobody here watches is let go."""
+        if live.remote and live.subscriber_count == 0:
+            live.interrupt("")
+        elif live.idle and self._live.get(live.task_id) is live:
+            del self._live[live.task_id]
+
     async def finish(self, live: LiveTask) -> None:
-        """A streamed run ended: store how it ended, then end the live task."""
-        if not live.aggregate.terminal:
-            # trpc's unstructured error ends the stream without a terminal status; the
-            # stored task still has to say how it ended.
-            live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
-        await self.retire(live, live.snapshot())
+        """A streamed run ended: store how it ended (unless it was settled), then end
+        the live task."""
+        if not live.settled:
+            if not live.aggregate.terminal and not live.aggregate.interrupted:
+                # trpc's unstructured error ends the stream without a terminal status;
+                # the stored task still has to say how it ended.
+                live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
+            live.ending = live.settled = True
+            await self._settle(live)  # the stream has ended: nothing left to tell
+        self._live.pop(live.task_id, None)
+        live.close()
 
     async def retire(self, live: LiveTask, final: Task | None) -> None:
-        """Save ``final`` (when given) for ``live``'s owner, then end the live task."""
+        """Save ``final`` (when given) for ``live``'s owner, then end the live task; a
+        save that fails raises ``InternalError`` (the caller must not think it stored)."""
         try:
             if final is not None:
                 await self.store.save(final, owner_context(live.owner))
-        except Exception:  # a broken store must not wedge the stream's subscribers
-            logger.exception("saving task %s failed", live.task_id)
+        except Exception as exc:
+            logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
+            raise InternalError(message="the task could not be saved") from exc
         finally:
             self._live.pop(live.task_id, None)
             live.close()

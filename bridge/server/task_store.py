@@ -8,18 +8,31 @@ length of a bare UUID. A2A puts no limit on ids, and trpc-style ids are longer
 chose). SQLite ignores the declared length; PostgreSQL and MySQL reject the row, and the
 task would be lost. :class:`WideIdTaskStore` widens the two columns once the SDK has
 created its table.
+
+A store that cannot be used is found at start, not after tasks are lost:
+:func:`make_task_store` refuses a URL it cannot serve and :func:`check_task_store` connects,
+writes a probe task, reads it back and deletes it; both raise :class:`TaskStoreError`
+with one line that says why (the URL's password left out).
 """
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from collections import OrderedDict
+from pathlib import Path
+from typing import Any
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
+from a2a.server.models import TaskModel
 from a2a.server.owner_resolver import resolve_user_scope
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
 from a2a.types import Task
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
 #: the server refuses longer ones up front.
@@ -85,6 +98,15 @@ _WIDEN = {
 }
 
 
+async def widen(engine: AsyncEngine, statements: dict[str, str], table: str) -> None:
+    """Run the ``ALTER TABLE`` of ``statements`` for the engine's dialect (none: SQLite
+    ignores declared lengths) with ``{table}`` and ``{n}`` = :data:`ID_LENGTH`."""
+    statement = statements.get(engine.dialect.name)
+    if statement is not None:
+        async with engine.begin() as connection:
+            await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
+
+
 class WideIdTaskStore(DatabaseTaskStore):
     """a2a-sdk's ``DatabaseTaskStore`` with room for any A2A task / context id."""
 
@@ -92,27 +114,106 @@ class WideIdTaskStore(DatabaseTaskStore):
         if self._initialized:
             return
         await super().initialize()
-        statement = _WIDEN.get(self.engine.dialect.name)
-        if statement is not None and self.create_table:
-            table = self.task_model.__tablename__
-            async with self.engine.begin() as connection:
-                await connection.execute(text(statement.format(table=table, n=ID_LENGTH)))
+        if self.create_table:
+            await widen(self.engine, _WIDEN, self.task_model.__tablename__)
+
+    def model_of(self, task: Task, owner: str) -> TaskModel:
+        """The row of ``task`` for ``owner``, to write in a transaction of the journal's."""
+        return self._to_orm(task, owner)
+
+    def task_of(self, model: TaskModel) -> Task:
+        return self._from_orm(model)
+
+
+class TaskStoreError(Exception):
+    """The task store cannot be used; the message is one line for the operator."""
+
+
+#: What a task store URL may start with, and the async driver each one gets.
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
+_USAGE = "use memory, sqlite:////absolute/path.db or postgresql://user@host:port/database"
+#: Seconds the start-up check may take (an unreachable host would wait a minute).
+CHECK_TIMEOUT = 15.0
+
+
+def shown_url(url: str) -> str:
+    """``url`` fit for a log line or an error: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url.split("@", 1)[-1] if "@" in url else url
 
 
 def _database_url(url: str) -> str:
-    """Plain ``sqlite://`` / ``postgresql://`` URLs get their async driver."""
-    if url.startswith("sqlite://"):
-        return "sqlite+aiosqlite://" + url.removeprefix("sqlite://")
-    if url.startswith("postgresql://"):
-        return "postgresql+asyncpg://" + url.removeprefix("postgresql://")
-    return url
+    """A supported URL with its async driver; TaskStoreError otherwise."""
+    scheme, sep, rest = url.partition("://")
+    dialect, _, driver = scheme.partition("+")
+    if not sep or dialect not in _DRIVERS:
+        raise TaskStoreError(f"unsupported task store {shown_url(url)!r}: {_USAGE}")
+    if driver and scheme != _DRIVERS[dialect]:
+        raise TaskStoreError(f"task store {shown_url(url)!r}: driver {driver!r} is not supported")
+    return f"{_DRIVERS[dialect]}://{rest}"
 
 
 def make_task_store(url: str, *, keep_tasks: int = DEFAULT_KEEP_TASKS) -> TaskStore:
     """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks), else the SQL
-    store (tables created lazily)."""
+    store (tables created by :func:`check_task_store` or lazily). A URL that names no
+    supported database raises :class:`TaskStoreError`."""
     if url in ("", "memory"):
         return BoundedMemoryTaskStore(keep_tasks)
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    return WideIdTaskStore(create_async_engine(_database_url(url)))
+    try:
+        engine = create_async_engine(_database_url(url))
+    except (ArgumentError, ValueError) as exc:
+        raise TaskStoreError(f"task store {shown_url(url)!r}: {first_line(exc)}") from exc
+    if engine.dialect.name == "sqlite":
+        event.listen(engine.sync_engine, "connect", _sqlite_wal)
+    return WideIdTaskStore(engine)
+
+
+def _sqlite_wal(connection: Any, _: object) -> None:
+    """Write-ahead log: a commit (the journal's checkpoints) without a full sync, and
+    still nothing lost when the process dies (only a power cut may lose the last one)."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def first_line(exc: BaseException) -> str:
+    """The useful line of a driver error (SQLAlchemy wraps it and adds a help link)."""
+    cause = getattr(exc, "orig", None) or exc
+    text = str(cause).strip().splitlines()
+    return (text[0] if text else type(cause).__name__)[:300]
+
+
+async def check_task_store(store: TaskStore, url: str) -> None:
+    """Connect, create the tables, write a probe task, read it back, delete it. Raises
+    :class:`TaskStoreError` (one line) when any step fails or takes over
+    :data:`CHECK_TIMEOUT` seconds."""
+    if not isinstance(store, DatabaseTaskStore):
+        return
+    probe = Task(id=f"bridge-probe-{uuid.uuid4()}", context_id="bridge-probe")
+    owner = owner_context("bridge-probe")
+    database = store.engine.url.database or ""
+    folder = Path(database).parent
+    try:
+        if store.engine.dialect.name == "sqlite" and database and not folder.is_dir():
+            raise TaskStoreError(f"unable to open database file: no folder {str(folder)!r}")
+        async with asyncio.timeout(CHECK_TIMEOUT):
+            await store.initialize()
+            await store.save(probe, owner)
+            found = await store.get(probe.id, owner)
+            await store.delete(probe.id, owner)
+    except TimeoutError:
+        reason = f"no answer within {CHECK_TIMEOUT:g} s"
+    except Exception as exc:  # every driver has its own errors: report, do not crash
+        reason = first_line(exc)
+    else:
+        if found is not None and found.id == probe.id:
+            return
+        reason = "a task written could not be read back"
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
+        reason += " (three slashes make a relative path; an absolute one is sqlite:////abs/x.db)"
+    raise TaskStoreError(f"task store {shown_url(url)!r} is not usable: {reason}")

@@ -80,6 +80,18 @@ var scenarios = map[string]scenario{
 			{ID: "chatcmpl-tool-2", Content: []string{"It is", " 20°C", " in Beijing."}},
 		},
 	},
+	"reasoning_tool": {
+		Name:        "reasoning_tool",
+		Description: `reasoning, then get_weather(Beijing) in the same response, real tool result, then "It is" " 20°C" " in Beijing." (the playground's Go agent)`,
+		Turns: []turn{
+			{
+				ID:        "chatcmpl-rtool-1",
+				Reasoning: []string{"The user asks about Beijing;", " I should call get_weather."},
+				ToolCalls: []toolCallSpec{{ID: "call_001", Name: "get_weather", Args: `{"city":"Beijing"}`}},
+			},
+			{ID: "chatcmpl-rtool-2", Content: []string{"It is", " 20°C", " in Beijing."}},
+		},
+	},
 	"parallel_tools": {
 		Name:        "parallel_tools",
 		Description: `one response with get_weather(Beijing) call_001 + get_weather(Shanghai) call_002, then an answer`,
@@ -302,7 +314,7 @@ func (s stateTool) StateDelta(_ string, args []byte, _ []byte) map[string][]byte
 
 func scenarioTools(name string) []tool.Tool {
 	switch name {
-	case "tool", "parallel_tools":
+	case "tool", "parallel_tools", "reasoning_tool":
 		return []tool.Tool{function.NewFunctionTool(getWeather,
 			function.WithName("get_weather"), function.WithDescription("Get the current weather of a city"))}
 	case "state_delta":

@@ -12,6 +12,7 @@ import pytest
 from replay_server import ReplayPeer, go_sse_frame, serving
 from vector_files import VECTORS
 
+from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import long_slow
 from trpc_bridge.cli.call import run_call
 from trpc_bridge.cli.console import ConsoleView
@@ -65,3 +66,27 @@ async def test_reader_going_away_exits_quietly() -> None:
         stderr = await asyncio.to_thread(proc.stderr.read)
         assert await asyncio.to_thread(proc.wait, 30) == 0
         assert b"Traceback" not in stderr, stderr.decode()
+
+
+async def test_no_stream_keeps_the_reasoning_and_prints_no_empty_chunks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A unary result holds complete responses only (trpc packs each partial chunk as a
+    message without content): the reasoning still shows, and ``--json`` skips those."""
+    async with BridgeServer(demo_agent(), ServerOptions(grpc_port=None)) as server:
+        assert await run_call(server.base_url, "weather in Paris", stream=False) == 0
+        shown = capsys.readouterr().out
+        assert (
+            await run_call(server.base_url, "weather in Paris", stream=False, json_lines=True) == 0
+        )
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert shown.startswith(
+        "The user asks about the weather in Paris; I should call get_weather.\n"
+    )
+    assert "It is 14°C in Paris." in shown
+    assert [line["object"] for line in lines] == [
+        "chat.completion",
+        "tool.response",
+        "chat.completion",
+    ]
+    assert lines[0]["choices"][0]["message"]["reasoning_content"].startswith("The user asks")

@@ -23,12 +23,31 @@ from trpc_bridge.cli import app
         ("nosuch_module_xyz:agent", "cannot import 'nosuch_module_xyz'"),
         ("trpc_bridge.agents.scenarios:nothing", "has no attribute 'nothing'"),
         ("trpc_bridge.agents.scenarios:SCRIPTS", "is not an Agent"),
-        ("no-colon", "must be 'demo' or 'module:attr'"),
+        ("no-colon", "must be 'demo', 'tck', 'module:attr' or 'grpc://host:port'"),
     ],
 )
 def test_serve_rejects_unusable_agents(spec: str, message: str) -> None:
     result = CliRunner().invoke(app, ["serve", "--agent", spec])
     assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("grpc://127.0.0.1:{port}?connect_timeout=0.3", "Describe at grpc://127.0.0.1:"),
+        ("grpc://127.0.0.1:{port}?wait=1", "unknown option 'wait'"),
+    ],
+)
+@pytest.mark.parametrize("command", ["serve --agent", "proxy --upstream"])
+def test_unusable_grpc_agents_are_one_line(spec: str, message: str, command: str) -> None:
+    """Nothing listens there (or the URL is wrong): exit 1 with the reason."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = spec.format(port=sock.getsockname()[1])
+    result = CliRunner().invoke(app, [*command.split(), url, "--port", "0", "--grpc-port", "-1"])
+    assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
 

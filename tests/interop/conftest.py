@@ -13,14 +13,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from peers import GOPEER, SKIP_NO_GO, build_gopeer, go_available
+from framework_fixtures import bridges, framework_clients, framework_servers, go_servers
+from frameworks import FRAMEWORK_LEGEND, versions
+from peers import GOPEER, SKIP_NO_GO, build_agenthost, build_gopeer, go_available
 
 REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
+# The frameworks matrix's session fixtures, shared by its test modules.
+__all__ = ["bridges", "framework_clients", "framework_servers", "go_servers"]
+
 _CELLS: dict[tuple[str, str], str] = {}  # (row, column) → pass | fail | n/a: reason
+_TABLES: dict[str, str] = {}  # column → table ("frameworks"; default: by name)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "cell(row, column): the interop matrix cell a test fills")
+    config.addinivalue_line(
+        "markers", "cell(row, column, table=None): the interop matrix cell a test fills"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -30,13 +38,22 @@ def gopeer() -> Iterator[Path]:
     yield build_gopeer()
 
 
+@pytest.fixture(scope="session")
+def agenthost() -> Iterator[Path]:
+    if not go_available():
+        pytest.skip(SKIP_NO_GO)
+    yield build_agenthost()
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     found = dict(report.user_properties).get("cell")
     if not isinstance(found, tuple):
         return
     cell: tuple[str, str] = found
     if report.when == "call" or report.outcome != "passed":
-        if report.skipped:
+        if report.skipped and hasattr(report, "wasxfail"):
+            _CELLS[cell] = "xfail"
+        elif report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
             _CELLS[cell] = f"n/a ({str(reason).removeprefix('Skipped: ')})"
         else:
@@ -50,34 +67,59 @@ def _record_cell(request: pytest.FixtureRequest) -> None:
     marker = request.node.get_closest_marker("cell")
     if marker is not None:
         request.node.user_properties.append(("cell", (marker.args[0], marker.args[1])))
+        if marker.kwargs.get("table"):
+            _TABLES[marker.args[1]] = marker.kwargs["table"]
 
 
-def _table(columns: list[str], notes: dict[str, int]) -> str:
+def _cell(value: str, notes: dict[str, int]) -> str:
+    if value.startswith("n/a ("):
+        note = notes.setdefault(value[5:-1], len(notes) + 1)
+        return f"n/a [{note}]"
+    return value
+
+
+def _table(columns: list[str], notes: dict[str, int], *, corner: str = "scenario / check") -> str:
     rows = sorted({row for row, column in _CELLS if column in columns})
     lines = [
-        "| scenario / check | " + " | ".join(columns) + " |",
+        f"| {corner} | " + " | ".join(columns) + " |",
         "|---" * (len(columns) + 1) + "|",
     ]
     for row in rows:
-        cells = []
-        for column in columns:
-            value = _CELLS.get((row, column), "—")
-            if value.startswith("n/a ("):
-                note = notes.setdefault(value[5:-1], len(notes) + 1)
-                value = f"n/a [{note}]"
-            cells.append(value)
+        cells = [_cell(_CELLS.get((row, column), "—"), notes) for column in columns]
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
+def _transposed(columns: list[str], notes: dict[str, int]) -> str:
+    """One line per direction, one column per scenario (the frameworks table is wide)."""
+    scenarios = sorted({row for row, column in _CELLS if column in columns})
+    lines = [
+        "| direction | " + " | ".join(scenarios) + " |",
+        "|---" * (len(scenarios) + 1) + "|",
+    ]
+    for column in columns:
+        cells = [_cell(_CELLS.get((s, column), "—"), notes) for s in scenarios]
+        lines.append(f"| {column} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _report() -> str:
-    """The A2A matrix (columns ending in the wire version) and the other checks, with
-    the reasons of n/a cells as numbered notes."""
+    """The Go matrix (columns ending in the wire version), the Python frameworks' matrix
+    and the other checks, with the reasons of n/a cells as numbered notes."""
     columns = sorted({column for _, column in _CELLS})
-    wire = [c for c in columns if c.endswith((" v0", " v1"))]
-    other = [c for c in columns if c not in wire]
+    frameworks = [c for c in columns if _TABLES.get(c) == "frameworks"]
+    wire = [c for c in columns if c.endswith((" v0", " v1")) and c not in frameworks]
+    other = [c for c in columns if c not in wire and c not in frameworks]
     notes: dict[str, int] = {}
-    parts = [_table(wire, notes)]
+    parts = []
+    if wire:
+        parts.append(_table(wire, notes))
+    if frameworks:
+        parts.append(
+            "Python agent frameworks (trpc-agent-python, Google ADK) with the bridge, and "
+            "through `trpc-bridge proxy` with each other and with trpc-agent-go:"
+        )
+        parts.append(_transposed(frameworks, notes))
     if other:
         parts.append(
             "Other cross-language checks (AG-UI output, one trace across agents, identity, "
@@ -99,15 +141,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(
-        "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go\n\n"
+        "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go, trpc-agent-python, Google ADK\n\n"
         f"Written by `make interop` on {stamp} with the Go peer "
-        f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md).\n\n"
+        f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md) "
+        "and the Python framework peers of `interop/python/` (see its README.md):\n\n"
+        f"{versions()}\n\n"
         "Columns: `go→py` = trpc-agent-go's `A2AAgent` calling the bridge server, compared "
         "event by event with the same call against trpc-agent-go's own server (ids "
         "normalised); `py→go` = the bridge's `RemoteAgent` calling trpc-agent-go's server, "
         "compared in content with the scenario script. `stream` / `unary` = "
         "`message/stream` / `message/send`; `v0` = A2A 0.2.x/0.3 JSON-RPC wire, "
         "`v1` = A2A 1.0 wire.\n\n"
+        f"{FRAMEWORK_LEGEND}\n\n"
         f"{table}\n",
         encoding="utf-8",
     )

@@ -23,6 +23,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 GO_DIR = ROOT / "interop" / "go"
 GOPEER = GO_DIR / "bin" / "gopeer"
+AGENTHOST_DIR = ROOT / "interop" / "agenthost"
+AGENTHOST = AGENTHOST_DIR / "bin" / "agenthost"
 TRPC_BRIDGE = Path(sys.executable).parent / "trpc-bridge"
 SKIP_NO_GO = "Go toolchain not on PATH: the interop matrix needs `go` to build interop/go"
 
@@ -31,24 +33,42 @@ def go_available() -> bool:
     return shutil.which("go") is not None
 
 
-def build_gopeer() -> Path:
-    """Build the Go peer; a build failure is a test failure, not a skip."""
+def go_env() -> dict[str, str]:
     env = dict(os.environ)
     if not env.get("HOME"):  # Go derives its caches from HOME; keep them in the tree instead
         env.setdefault("GOCACHE", str(ROOT / "build" / "go-cache"))
         env.setdefault("GOPATH", str(ROOT / "build" / "go-path"))
-    result = subprocess.run(
-        ["go", "build", "-o", str(GOPEER), "."],
-        cwd=GO_DIR,
-        env=env,
+    return env
+
+
+def go(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``go ARGS`` in a module of interop/ (its output captured)."""
+    return subprocess.run(
+        ["go", *args],
+        cwd=directory,
+        env=go_env(),
         capture_output=True,
         text=True,
         timeout=900,
         check=False,
     )
+
+
+def go_build(directory: Path, binary: Path) -> Path:
+    """Build a Go program of interop/; a build failure is a test failure, not a skip."""
+    result = go(directory, "build", "-o", str(binary), ".")
     if result.returncode != 0:
-        raise RuntimeError(f"go build of interop/go failed:\n{result.stderr[-4000:]}")
-    return GOPEER
+        where = directory.relative_to(ROOT)
+        raise RuntimeError(f"go build of {where} failed:\n{result.stderr[-4000:]}")
+    return binary
+
+
+def build_gopeer() -> Path:
+    return go_build(GO_DIR, GOPEER)
+
+
+def build_agenthost() -> Path:
+    return go_build(AGENTHOST_DIR, AGENTHOST)
 
 
 @dataclass
@@ -58,6 +78,18 @@ class Process:
     proc: subprocess.Popen[str]
     url: str
     logs: list[dict[str, Any]] = field(default_factory=list)
+    #: Every stdout line so far (trpc-bridge's endpoint list, …).
+    stdout: list[str] = field(default_factory=list)
+
+    def grpc_address(self, timeout: float = 10.0) -> str:
+        """``host:port`` of the ``gRPC`` line trpc-bridge prints with its endpoints."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.stdout):
+                if line.startswith("gRPC"):
+                    return line.split()[1]
+            time.sleep(0.02)
+        raise AssertionError(f"no gRPC line in {timeout}s; saw {self.stdout}")
 
     def wait_for_log(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -78,17 +110,19 @@ def _collect_stderr(process: Process) -> None:
                 process.logs.append(line)
 
 
-#: What a peer prints once it listens: gopeer's ``READY <url>``, trpc-bridge's endpoint list.
-_LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+(http://\S+?)/?(?:\s|$)")
+#: What a peer prints once it listens: gopeer's ``READY <url>``, trpc-bridge's endpoint
+#: list, agenthost's ``READY grpc://host:port``.
+_LISTENING = re.compile(r"^(?:READY|JSON-RPC)\s+((?:http|grpc)://\S+?)/?(?:\s|$)")
 
 
-def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    """The base URL the peer reports on stdout; the rest of stdout is drained."""
+def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 120.0) -> str:
+    """The base URL the peer reports on stdout; every line is kept in ``lines``."""
     found: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
+            lines.append(line.strip())
             match = _LISTENING.match(line.strip())
             if match:
                 found.put(match.group(1) + "/")
@@ -105,13 +139,20 @@ def _read_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
 
 
 @contextlib.contextmanager
-def running(cmd: list[str], env: Mapping[str, str] | None = None) -> Iterator[Process]:
+def running(
+    cmd: list[str], env: Mapping[str, str] | None = None, *, cwd: Path | None = None
+) -> Iterator[Process]:
     """Run ``cmd`` (a server that binds port 0 and reports its URL on stdout: no port
-    races), with ``env`` added to this process's environment; stop it on exit."""
+    races), with ``env`` added to this process's environment; stop it on exit. The
+    start-up bound is generous: a loaded CI machine takes tens of seconds to import a
+    Python server (liveness, not speed)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
+    )
     try:
-        process = Process(proc=proc, url=_read_url(proc))
+        stdout: list[str] = []
+        process = Process(proc=proc, url=_read_url(proc, stdout), stdout=stdout)
         threading.Thread(target=_collect_stderr, args=(process,), daemon=True).start()
         yield process
     finally:
@@ -160,6 +201,13 @@ def bridge_proxy(
     cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0"]
     cmd += ["--grpc-port", "0" if grpc else "-1"]
     with running(cmd, env) as process:
+        yield process
+
+
+@contextlib.contextmanager
+def agenthost_server(*flags: str) -> Iterator[Process]:
+    """The Go ``AgentHost`` sidecar (``interop/agenthost``); its url is ``grpc://…/``."""
+    with running([str(AGENTHOST), "serve", "--addr", "127.0.0.1:0", *flags]) as process:
         yield process
 
 

@@ -39,7 +39,8 @@ def _cells(column: str, *, v1: bool = False) -> list[Any]:
 
 V1_MISSING = (
     "trpc-agent-go's A2A 1.0 path needs trpc.group/trpc-go/trpc-a2a-go/v2"
-    "@v2.0.0-alpha.3.0.20260728070620-f4f0b6dd56ad, which the Go module proxy does not serve"
+    "@v2.0.0-alpha.3.0.20260728070620-f4f0b6dd56ad, which the Go module proxy does not serve; "
+    "trpc-agent-python's a2a-v1 cells (trpc's own A2A 1.0, frameworks table) stand in for them"
 )
 
 

@@ -92,8 +92,7 @@ async def test_failures_close_everything_then_run_error(text: str, message: str,
 
 @pytest.mark.parametrize(
     "body",
-    [
-        b"not json",
+    [  # bodies that are not JSON at all: tests/bad_input/test_agui.py
         b"[]",
         b'{"threadId": "t"}',
         b'{"threadId": "t", "runId": "r", "messages": [{"role": "robot"}]}',

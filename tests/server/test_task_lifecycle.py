@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -20,7 +18,6 @@ from a2a.utils.errors import TaskNotFoundError
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 
-from . import postgres
 from .helpers import (
     TRANSPORTS,
     as_user,
@@ -125,19 +122,6 @@ async def test_tasks_are_visible_only_to_their_owner(
         resub = client.subscribe(SubscribeToTaskRequest(id=task_id), context=as_user("bob"))
         await anext(resub)
     await client.close()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def task_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A database a restarted server can find its tasks in: a SQLite file, or a real
-    PostgreSQL server on loopback."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'tasks.db'}"
-        return
-    if reason := postgres.unavailable():
-        pytest.skip(reason)
-    with postgres.postgres_server() as url:
-        yield url
 
 
 async def test_completed_tasks_survive_a_restart(task_store_url: str) -> None:

@@ -20,6 +20,7 @@ from opentelemetry.trace import SpanKind
 from span_capture import Tracing
 
 from trpc_bridge.telemetry.client import invoke_agent_span
+from trpc_bridge.telemetry.spans import AgentCall
 
 from .loopback import AGENT_NAME, LoopbackServer, call, connect, serve, user_message
 
@@ -35,7 +36,9 @@ class ForwardingExecutor(AgentExecutor):
             self.downstream, self.binding, tracer_provider=self.tracing.provider
         ) as client:
             with invoke_agent_span(
-                "downstream", transport=self.binding, tracer_provider=self.tracing.provider
+                "downstream",
+                AgentCall(transport=self.binding),
+                tracer_provider=self.tracing.provider,
             ) as invocation:
                 async for response in client.send_message(
                     user_message(), context=invocation.call_context()

@@ -13,6 +13,7 @@ from opentelemetry.trace import SpanKind
 from span_capture import Tracing
 
 from trpc_bridge.telemetry.client import invoke_agent_span
+from trpc_bridge.telemetry.spans import AgentCall
 
 from .loopback import AGENT_NAME, call, connect, serve, user_message
 
@@ -43,12 +44,13 @@ async def test_client_and_server_spans_form_one_trace(
             tracer_provider=tracing.provider,
         ) as client:
             request = user_message()
-            with invoke_agent_span(
-                AGENT_NAME,
-                conversation_id=request.message.context_id,
+            call_info = AgentCall(
                 transport=binding,
                 protocol_version=version,
-                tracer_provider=tracing.provider,
+                conversation_id=request.message.context_id,
+            )
+            with invoke_agent_span(
+                AGENT_NAME, call_info, tracer_provider=tracing.provider
             ) as invocation:
                 responses = await call(client, request, invocation.call_context())
         assert responses

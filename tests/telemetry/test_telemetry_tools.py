@@ -31,14 +31,16 @@ async def test_tool_content_only_with_record_content(tracing: Tracing) -> None:
     assert span.attributes["gen_ai.tool.call.result"] == '{"temp": 21}'
 
 
-async def test_client_invocation_observes_tools_and_failures(tracing: Tracing) -> None:
+async def test_client_invocation_marks_failures_but_records_no_tool_span(
+    tracing: Tracing,
+) -> None:
+    """The remote agent's tools ran in the remote process, which records them."""
     with invoke_agent_span("remote", tracer_provider=tracing.provider) as invocation:
         for event in _run()[:2]:
             invocation.observe(event)
         invocation.observe(AgentEvent.failure("boom"))
-    spans = {span.name: span for span in tracing.exporter.get_finished_spans()}
-    agent, tool = spans["invoke_agent remote"], spans["execute_tool weather"]
-    assert tool.parent is not None and tool.parent.span_id == agent.context.span_id
+    [agent] = tracing.exporter.get_finished_spans()
+    assert agent.name == "invoke_agent remote"
     assert agent.kind == trace.SpanKind.CLIENT
     assert agent.status.status_code == trace.StatusCode.ERROR
     assert (agent.attributes or {})["error.type"] == "flow_error"

@@ -1,0 +1,138 @@
+"""JSON read strictly, the same way on every HTTP door (JSON-RPC, REST, AG-UI) and for
+what a remote server streams to the client.
+
+Python's ``json`` module alone turns a client's mistake into a server error: bytes that
+are not UTF-8 raise ``UnicodeDecodeError``, 10,000 nested brackets ``RecursionError``,
+a 5,000-digit number ``ValueError``, and it accepts ``NaN`` and a lone surrogate escape
+(``"\\ud800"``) that later breaks protobuf. Here each of those is a :class:`BodyError`
+with a sentence for the caller:
+
+- :func:`parse_json` — the body is not JSON text (``syntax``: JSON-RPC ``-32700``): not
+  UTF-8, malformed, nested too deeply to parse, ``NaN`` / ``Infinity``, a number out of
+  range;
+- :func:`check_json` — the JSON is well-formed but no A2A message can hold it (JSON-RPC
+  ``-32602`` inside ``params``): nested deeper than :data:`MAX_DEPTH` (protobuf, which
+  every A2A message goes through, stops at 100 message levels, about 49 JSON levels of
+  metadata), or a string or key that is not Unicode (a lone surrogate).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+#: Deepest nesting accepted in a whole request body (a JSON-RPC envelope counts as one
+#: level). Every A2A message protobuf can parse fits; deeper bodies are refused here.
+MAX_DEPTH = 48
+
+
+class BodyError(ValueError):
+    """Why a body is refused; ``str()`` is the caller's sentence."""
+
+    def __init__(self, message: str, *, syntax: bool, path: str = "") -> None:
+        super().__init__(message)
+        #: True: not JSON text at all. False: JSON that no A2A message can hold.
+        self.syntax = syntax
+        #: Where in the document (``params.message.parts[0].text``); empty: the body.
+        self.path = path
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def parse_json(body: bytes | str) -> Any:
+    """``body`` as JSON (strict UTF-8, no ``NaN``/``Infinity``); raises
+    :class:`BodyError` with ``syntax=True``."""
+    try:
+        text = body if isinstance(body, str) else body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        assert isinstance(body, bytes)
+        byte = body[exc.start]
+        raise BodyError(
+            f"body is not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start})", syntax=True
+        ) from None
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise BodyError("JSON nested too deeply to parse", syntax=True) from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise BodyError(f"invalid JSON: {exc.msg} at {where}", syntax=True) from None
+    except ValueError:  # the hooks above, or a number past Python's 4,300 digits
+        raise BodyError(
+            "invalid JSON: NaN, Infinity or a number out of range", syntax=True
+        ) from None
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.path: list[str | int] = []
+
+
+def _unicode(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(text[exc.start])
+            raise _Refused(f"lone surrogate \\u{code:04x} (not Unicode text)") from None
+
+
+def _walk(value: Any, depth: int) -> None:
+    if isinstance(value, str):
+        _unicode(value)
+        return
+    if not isinstance(value, dict | list):
+        return
+    if depth >= MAX_DEPTH:
+        raise _Refused(f"nested deeper than {MAX_DEPTH} levels")
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        try:
+            if isinstance(key, str):
+                _unicode(key)
+            _walk(item, depth + 1)
+        except _Refused as refused:
+            refused.path.append(key)
+            raise
+
+
+def dotted_path(path: list[str | int]) -> str:
+    """``['params', 'message', 'parts', 0]`` → ``params.message.parts[0]`` (a very deep
+    path shortened with ``…``)."""
+    out = ""
+    for step in path[:_PATH_STEPS]:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out + ("…" if len(path) > _PATH_STEPS else "")
+
+
+_PATH_STEPS = 8
+
+
+def check_json(document: Any) -> None:
+    """Raise :class:`BodyError` (``syntax=False``, with the ``path``) when the parsed
+    ``document`` is nested deeper than :data:`MAX_DEPTH` or holds a string or key that is
+    not Unicode text."""
+    try:
+        _walk(document, 0)
+    except _Refused as refused:
+        path = dotted_path(refused.path[::-1])
+        where = f"{path}: " if path else ""
+        raise BodyError(f"{where}{refused.reason}", syntax=False, path=path) from None
+
+
+def read_json(body: bytes) -> Any:
+    """``body`` parsed and checked (:func:`parse_json`, then :func:`check_json`)."""
+    document = parse_json(body)
+    check_json(document)
+    return document

@@ -1,0 +1,76 @@
+"""E2A (seed 004): a normalised envelope for everything that reaches an agent
+(:class:`E2AEnvelope`) and for every record that comes back (:class:`E2AResponse`), with
+adapters from ACP and A2A and projections back to them.
+
+"Seed 004 §x" in this package is a section of the E2A protocol document this follows:
+openJiuwen-ai/jiuwenswarm ``docs/zh/E2A-protocol.md`` (English: ``docs/en/E2A-protocol.md``),
+E2A ``1.0``. Where the bridge departs from it, README (ACP section) lists it and says why.
+
+Modules: ``models`` (the records, ``from_dict`` / ``to_dict`` with the legacy keys),
+``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (secrets out
+of logs, the JSONL line), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
+the ``agent-client-protocol`` package), ``a2a`` (A2A SendMessage in, StreamResponse out),
+``request`` (envelope → :class:`~trpc_bridge.events.AgentRequest`) and ``agent_events``
+(:class:`~trpc_bridge.events.AgentEvent` ⇄ responses). All pure: no I/O.
+"""
+
+from trpc_bridge.codecs.e2a.a2a import (
+    e2a_response_to_a2a_stream_payload,
+    envelope_from_a2a_send_message,
+)
+from trpc_bridge.codecs.e2a.acp_inbound import (
+    envelope_from_acp_jsonrpc,
+    response_from_acp_jsonrpc_response,
+    response_from_acp_session_update,
+)
+from trpc_bridge.codecs.e2a.acp_outbound import (
+    e2a_response_to_acp_jsonrpc_response,
+    e2a_response_to_acp_notification,
+    e2a_response_to_acp_update,
+    envelope_to_acp_jsonrpc_call,
+    merge_params_to_acp_prompt,
+)
+from trpc_bridge.codecs.e2a.agent_events import E2AEventEncoder, e2a_response_to_agent_event
+from trpc_bridge.codecs.e2a.constants import E2A_PROTOCOL_VERSION
+from trpc_bridge.codecs.e2a.errors import E2AError, E2AFormatError, E2ARuleError, E2AVersionError
+from trpc_bridge.codecs.e2a.models import (
+    E2AAuth,
+    E2AEnvelope,
+    E2AFileRef,
+    E2AProvenance,
+    E2AResponse,
+)
+from trpc_bridge.codecs.e2a.redact import log_line, redacted
+from trpc_bridge.codecs.e2a.request import envelope_to_agent_request
+from trpc_bridge.codecs.e2a.rules import ResponseSequencer, StreamChecker, check_stream
+
+__all__ = [
+    "E2A_PROTOCOL_VERSION",
+    "E2AAuth",
+    "E2AEnvelope",
+    "E2AError",
+    "E2AEventEncoder",
+    "E2AFileRef",
+    "E2AFormatError",
+    "E2AProvenance",
+    "E2AResponse",
+    "E2ARuleError",
+    "E2AVersionError",
+    "ResponseSequencer",
+    "StreamChecker",
+    "check_stream",
+    "e2a_response_to_a2a_stream_payload",
+    "e2a_response_to_acp_jsonrpc_response",
+    "e2a_response_to_acp_notification",
+    "e2a_response_to_acp_update",
+    "e2a_response_to_agent_event",
+    "envelope_from_a2a_send_message",
+    "envelope_from_acp_jsonrpc",
+    "envelope_to_acp_jsonrpc_call",
+    "envelope_to_agent_request",
+    "log_line",
+    "merge_params_to_acp_prompt",
+    "redacted",
+    "response_from_acp_jsonrpc_response",
+    "response_from_acp_session_update",
+]

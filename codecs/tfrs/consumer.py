@@ -1,0 +1,165 @@
+"""A2A results → the merged progress stream (the consumer side of seed 000).
+
+The same reader serves every way progress reaches a caller (decision E5/E6): the
+``working`` status updates of a ``message/stream`` / ``SendStreamingMessage`` stream, of
+a ``tasks/resubscribe`` / ``SubscribeToTask`` stream, and the ``history`` of a task from
+``tasks/get`` (a coarse replay: whatever the server kept). Results are JSON in either
+A2A shape (0.3 ``kind``-tagged, 1.0 wrapped, or a dumped protobuf), as
+:func:`~trpc_bridge.codecs.a2a_frames.read_result` reads them.
+
+Only a ``working`` status message counts as progress on a stream; in a task's history
+only agent messages with a ``tfrs`` key count, since a history also holds ordinary
+answer messages. Turns are told apart by task id (decision: not in the envelope).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from trpc_bridge.codecs.a2a_frames import (
+    Frame,
+    StatusFrame,
+    TaskFrame,
+    WireMessage,
+    as_list,
+    as_map,
+    read_message,
+    read_result,
+)
+from trpc_bridge.codecs.tfrs.envelope import METADATA_KEY, read_envelope
+from trpc_bridge.codecs.tfrs.merge import ProgressItem, ProgressMerger
+from trpc_bridge.codecs.trpc_keys import CodecError
+
+log = logging.getLogger(__name__)
+
+WORKING = "working"
+
+
+def _has_carrier(message: WireMessage) -> bool:
+    return any(METADATA_KEY in p.metadata for p in message.parts)
+
+
+def message_item(
+    message: WireMessage, *, task_id: str = "", require_envelope: bool = False
+) -> ProgressItem | None:
+    """The progress item of one message: its first Part with a ``tfrs`` key (one
+    envelope per update; later ones are ignored), else its text as a pseudo-envelope.
+    ``None`` for a message with neither (or, with ``require_envelope``, without a key)."""
+    carriers = [p for p in message.parts if METADATA_KEY in p.metadata]
+    if carriers:
+        if len(carriers) > 1:
+            log.debug(
+                "message %s has %d tfrs parts; reading the first", message.message_id, len(carriers)
+            )
+        part = carriers[0]
+        envelope, problem = read_envelope(part.text, part.metadata)
+        return ProgressItem(envelope, part.text, task_id, message.message_id, problem)
+    if require_envelope:
+        return None
+    text = "".join(p.text for p in message.parts if p.kind == "text")
+    if not text:
+        return None
+    envelope, problem = read_envelope(text, {})
+    return ProgressItem(envelope, text, task_id, message.message_id, problem)
+
+
+def frame_items(frame: Frame) -> list[ProgressItem]:
+    """The progress items one result carries, in order (duplicates included)."""
+    if isinstance(frame, StatusFrame):
+        if frame.state != WORKING or frame.message is None:
+            return []
+        item = message_item(frame.message, task_id=frame.task_id)
+        return [item] if item is not None else []
+    if isinstance(frame, TaskFrame):
+        items = [
+            message_item(m, task_id=frame.task_id, require_envelope=True)
+            for m in frame.history
+            if m.role != "user"
+        ]
+        if frame.state == WORKING and frame.status_message is not None:
+            items.append(message_item(frame.status_message, task_id=frame.task_id))
+        return [i for i in items if i is not None]
+    return []
+
+
+def _carries_envelope(raw_message: Any) -> bool:
+    return _has_carrier(read_message(raw_message))
+
+
+def _task_json(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The task object of a result in either shape (0.3 ``kind: task``, 1.0 wrapped or
+    bare), or ``None``."""
+    if result.get("kind") == "task" or ("history" in result and "status" in result):
+        return result
+    inner = result.get("task")
+    return inner if isinstance(inner, Mapping) and len(result) == 1 else None
+
+
+def content_only(result: Any, *, all_working: bool = False) -> Any:
+    """``result`` as a content decoder should see it, progress taken out: a working update
+    that carries an envelope becomes a bare working status (the decoder still learns the
+    task and its state, and shows nothing), and a task loses the envelope-carrying
+    messages of its history and of a working status. ``all_working``: every working
+    update's message is progress, with or without an envelope (a peer that speaks tfrs
+    keeps to the seed's rule that working text is never the reply). Anything else comes
+    back as is."""
+    try:
+        frame = read_result(result)
+    except CodecError:
+        return result
+    if isinstance(frame, StatusFrame):
+        message = frame.message
+        if frame.state != WORKING or message is None:
+            return result
+        if not (all_working or _has_carrier(message)):
+            return result
+        return {
+            "kind": "status-update",
+            "taskId": frame.task_id,
+            "contextId": frame.context_id,
+            "status": {"state": WORKING},
+        }
+    if not isinstance(frame, TaskFrame):
+        return result
+    task = _task_json(result)
+    if task is None:
+        return result
+    stripped = dict(task)
+    stripped["history"] = [m for m in as_list(task.get("history")) if not _carries_envelope(m)]
+    status = as_map(task.get("status"))
+    if frame.state == WORKING and _carries_envelope(status.get("message")):
+        stripped["status"] = {k: v for k, v in status.items() if k != "message"}
+    return stripped if task is result else {"task": stripped}
+
+
+class ProgressConsumer:
+    """Feeds any number of result streams (and task snapshots) into one merged progress
+    per task: :meth:`feed` answers only what is new, so a resubscribe stream or a
+    ``tasks/get`` after a dropped stream repeats nothing already shown."""
+
+    def __init__(self) -> None:
+        self._mergers: dict[str, ProgressMerger] = {}
+
+    def merger(self, task_id: str) -> ProgressMerger:
+        return self._mergers.setdefault(task_id, ProgressMerger())
+
+    @property
+    def task_ids(self) -> list[str]:
+        return list(self._mergers)
+
+    def feed(self, result: Any) -> list[ProgressItem]:
+        """New progress items in one JSON result; anything unreadable is no progress."""
+        try:
+            frame = read_result(result)
+        except CodecError as exc:
+            log.debug("no progress in an unreadable result: %s", exc)
+            return []
+        return self.feed_frame(frame)
+
+    def feed_frame(self, frame: Frame) -> list[ProgressItem]:
+        return self.feed_items(frame_items(frame))
+
+    def feed_items(self, items: Iterable[ProgressItem]) -> list[ProgressItem]:
+        return [item for item in items if self.merger(item.task_id).add(item)]

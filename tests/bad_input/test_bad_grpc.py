@@ -1,0 +1,157 @@
+"""Bad gRPC calls (A2A 1.0 ``lf.a2a.v1`` and 0.3 ``a2a.v1`` services on one port): each
+gets exactly its status code and details, never UNKNOWN with a Python exception, while
+another caller's stream runs."""
+
+from __future__ import annotations
+
+import struct
+
+import grpc
+import pytest
+
+from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+V10 = "/lf.a2a.v1.A2AService/"
+V03 = "/a2a.v1.A2AService/"
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field, written by hand (no SDK would send these)."""
+    size, length = len(payload), b""
+    while True:
+        byte = size & 0x7F
+        size >>= 7
+        length += bytes([byte | (0x80 if size else 0)])
+        if not size:
+            break
+    return bytes([number << 3 | 2]) + length + payload
+
+
+def _send(message: bytes) -> bytes:
+    """SendMessageRequest{message: <message>} (field 2; Message: id 1, parts 5)."""
+    return _field(2, message)
+
+
+def _text_message(text: bytes, message_id: bytes = b"m") -> bytes:
+    return _field(1, message_id) + b"\x18\x01" + _field(5, _field(1, text))  # role USER
+
+
+def _deep_value(levels: int) -> bytes:
+    """google.protobuf.Value nested ``levels`` lists deep (list_value 6, values 1)."""
+    value = b"\x11" + struct.pack("<d", 1.0)  # number_value
+    for _ in range(levels):
+        value = _field(6, _field(1, value))
+    return value
+
+
+#: name → (method path, raw request bytes, metadata, status code, exact details)
+CASES: dict[str, tuple[str, bytes, tuple[tuple[str, str], ...], grpc.StatusCode, str]] = {
+    "garbage (1.0)": (
+        V10 + "SendMessage",
+        b"\xff\xff\xff garbage",
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "the request is not a valid SendMessageRequest protobuf message",
+    ),
+    "garbage (0.3)": (
+        V03 + "SendMessage",
+        b"\xff\xff\xff garbage",
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "the request is not a valid SendMessageRequest protobuf message",
+    ),
+    "garbage on a stream": (
+        V10 + "SendStreamingMessage",
+        b"\x12\xff\x01",
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "the request is not a valid SendMessageRequest protobuf message",
+    ),
+    "invalid UTF-8 in a string field": (
+        V10 + "SendMessage",
+        _send(_text_message(b"h\xffi")),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "the request is not a valid SendMessageRequest protobuf message",
+    ),
+    "data nested 150 levels": (
+        V10 + "SendMessage",
+        _send(_field(1, b"m") + _field(5, _field(4, _deep_value(150)))),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "the request is not a valid SendMessageRequest protobuf message",
+    ),
+    "oversized message": (
+        V10 + "SendMessage",
+        _send(_text_message(b"x" * LIMIT)),
+        (),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        f"SERVER: Received message larger than max ({LIMIT + 17} vs. {LIMIT})",
+    ),
+    "message without parts": (
+        V10 + "SendMessage",
+        _send(_field(1, b"m") + b"\x18\x01"),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "message must have at least one part",
+    ),
+    "x-user-id too long": (
+        V10 + "SendMessage",
+        _send(_text_message(b"hi")),
+        (("x-user-id", "u" * 256),),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "X-User-ID is longer than 255 characters",
+    ),
+    "unknown task (1.0)": (
+        V10 + "GetTask",
+        _field(2, b"nope"),  # GetTaskRequest.id
+        (),
+        grpc.StatusCode.NOT_FOUND,
+        "Task nope not found",
+    ),
+    "unknown task (0.3)": (
+        V03 + "GetTask",
+        _field(1, b"tasks/nope"),
+        (),
+        grpc.StatusCode.NOT_FOUND,
+        "TaskNotFoundError: Task nope not found",  # a2a-sdk's 0.3 form: type, then message
+    ),
+    "unknown method": (
+        V10 + "Teleport",
+        b"",
+        (),
+        grpc.StatusCode.UNIMPLEMENTED,
+        "Method not found!",
+    ),
+}
+
+
+async def call_raw(
+    server: BridgeServer, method: str, raw: bytes, metadata: tuple[tuple[str, str], ...]
+) -> None:
+    """Call ``method`` with ``raw`` request bytes (unary or server-streaming)."""
+    async with grpc.aio.insecure_channel(server.grpc_address) as channel:
+        if method.endswith("Streaming" + "Message"):
+            stream = channel.unary_stream(method)(raw, metadata=metadata)
+            async for _ in stream:
+                pass
+        else:
+            await channel.unary_unary(method)(raw, metadata=metadata)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_bad_call(server: BridgeServer, other_stream: RunningStream, name: str) -> None:
+    method, raw, metadata, code, details = CASES[name]
+    other_stream.check_running()
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await call_raw(server, method, raw, metadata)
+    assert (refused.value.code(), refused.value.details()) == (code, details)
+    other_stream.check_running()
+
+
+async def test_the_other_stream_finished_intact(other_stream: RunningStream) -> None:
+    await other_stream.finish()

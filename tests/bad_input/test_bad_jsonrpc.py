@@ -1,0 +1,347 @@
+"""Bad JSON-RPC requests (A2A 0.3 and 1.0 on one URL): each gets exactly its answer —
+the JSON-RPC 2.0 / A2A code, a message that names the problem and never Python's text,
+the request's id when it had a valid one — while another caller's stream runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream, error_info, nested
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+JSON = {"content-type": "application/json"}
+V1 = {"A2A-Version": "1.0"}
+
+
+def _msg(**changes: Any) -> dict[str, Any]:
+    message = {
+        "kind": "message",
+        "messageId": "m1",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "hi"}],
+    }
+    message.update(changes)
+    return message
+
+
+def _rpc(method: str, params: Any = None, **envelope: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params is not None:
+        body["params"] = params
+    body.update(envelope)
+    return body
+
+
+def _raw(body: dict[str, Any], old: bytes, new: bytes) -> bytes:
+    """``body`` as JSON with ``old`` replaced by ``new`` (bytes json cannot write)."""
+    encoded = json.dumps(body).encode()
+    assert old in encoded
+    return encoded.replace(old, new)
+
+
+def _error(code: int, message: str, rpc_id: Any = 1, **extra: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message, **extra}}
+
+
+def _v03_send(text_part: bytes) -> bytes:
+    return _raw(_rpc("message/send", {"message": _msg()}), b'"hi"', text_part)
+
+
+#: name → (httpx.post arguments, HTTP status, the exact JSON answer; None: no body)
+CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
+    # --- not JSON text: -32700, id null (the id cannot be read) ---
+    "invalid UTF-8": (
+        {"content": _v03_send(b'"h\xffi"'), "headers": JSON},
+        200,
+        _error(-32700, "Parse error: body is not valid UTF-8 (byte 0xff at offset 168)", None),
+    ),
+    "10,000 nested arrays": (
+        {"content": b'{"a":' + b"[" * 10_000 + b"]" * 10_000 + b"}", "headers": JSON},
+        200,
+        _error(-32700, "Parse error: JSON nested too deeply to parse", None),
+    ),
+    "malformed JSON": (
+        {"content": b"{not json", "headers": JSON},
+        200,
+        _error(
+            -32700,
+            "Parse error: invalid JSON: Expecting property name enclosed in double quotes "
+            "at line 1 column 2",
+            None,
+        ),
+    ),
+    "empty body": (
+        {"content": b"", "headers": JSON},
+        200,
+        _error(-32700, "Parse error: invalid JSON: Expecting value at line 1 column 1", None),
+    ),
+    "NaN": (
+        {"content": _raw(_rpc("tasks/get", {"id": "x"}), b'"x"', b"NaN"), "headers": JSON},
+        200,
+        _error(-32700, "Parse error: invalid JSON: NaN, Infinity or a number out of range", None),
+    ),
+    "a 5,000-digit number": (
+        {"content": _raw(_rpc("tasks/get", {"id": "x"}), b'"x"', b"9" * 5000), "headers": JSON},
+        200,
+        _error(-32700, "Parse error: invalid JSON: NaN, Infinity or a number out of range", None),
+    ),
+    # --- not a JSON-RPC request: -32600 ---
+    "batch request": (
+        {"json": [_rpc("tasks/get", {"id": "x"})]},
+        200,
+        _error(-32600, "Invalid Request: batch requests are not supported", None),
+    ),
+    "body is a string": (
+        {"json": "tasks/get"},
+        200,
+        _error(-32600, "Invalid Request: the body must be a JSON object", None),
+    ),
+    "jsonrpc version 1.0": (
+        {"json": _rpc("tasks/get", {"id": "x"}, jsonrpc="1.0")},
+        200,
+        _error(-32600, "Invalid Request: 'jsonrpc' must be exactly \"2.0\""),
+    ),
+    "boolean id": (
+        {"json": _rpc("tasks/get", {"id": "x"}, id=True)},
+        200,
+        _error(-32600, "Invalid Request: 'id' must be a string, an integer or null", None),
+    ),
+    "id with a lone surrogate": (
+        {
+            "content": _raw(_rpc("tasks/get", {"id": "x"}, id="i"), b'"i"', b'"\\udc00"'),
+            "headers": JSON,
+        },
+        200,
+        _error(-32600, "Invalid Request: 'id' is not Unicode text", None),
+    ),
+    "missing method": (
+        {"json": {"jsonrpc": "2.0", "id": 1, "params": {}}},
+        200,
+        _error(-32600, "Invalid Request: 'method' must be a non-empty string"),
+    ),
+    "method is a number": (
+        {"json": {"jsonrpc": "2.0", "id": 1, "method": 7, "params": {}}},
+        200,
+        _error(-32600, "Invalid Request: 'method' must be a non-empty string"),
+    ),
+    "params is a string": (
+        {"json": _rpc("tasks/get", "x")},
+        200,
+        _error(-32600, "Invalid Request: 'params' must be an object"),
+    ),
+    "unknown envelope member": (
+        {"json": _rpc("message/send", {"message": _msg()}, extra=1)},
+        200,
+        _error(
+            -32600,
+            "Invalid Request: unknown member 'extra' (a request has only jsonrpc, id, method"
+            " and params)",
+        ),
+    ),
+    # --- a notification: no answer at all ---
+    "notification (0.3)": (
+        {"json": {"jsonrpc": "2.0", "method": "tasks/cancel", "params": {"id": "x"}}},
+        204,
+        None,
+    ),
+    "notification (1.0)": (
+        {"json": {"jsonrpc": "2.0", "method": "CancelTask", "params": {"id": "x"}}, "headers": V1},
+        204,
+        None,
+    ),
+    # --- methods and versions ---
+    "unknown method": (
+        {"json": _rpc("foo/bar", {})},
+        200,
+        _error(-32601, "Method not found: 'foo/bar'"),
+    ),
+    "1.0 method without A2A-Version": (
+        {"json": _rpc("GetTask", {"id": "x"})},
+        200,
+        _error(-32009, "GetTask is an A2A 1.0 method: send the header 'A2A-Version: 1.0'"),
+    ),
+    "0.3 method with A2A-Version 1.0": (
+        {"json": _rpc("tasks/get", {"id": "x"}), "headers": V1},
+        200,
+        _error(
+            -32009,
+            "tasks/get is an A2A 0.3 method but A2A-Version is '1.0': use the 1.0 method "
+            "name, or send no A2A-Version header",
+        ),
+    ),
+    "unknown A2A-Version": (
+        {"json": _rpc("GetTask", {"id": "x"}), "headers": {"A2A-Version": "9.9"}},
+        200,
+        _error(
+            -32009,
+            "A2A version '9.9' is not supported: send 'A2A-Version: 1.0' for A2A 1.0, "
+            "or no A2A-Version header for 0.3",
+        ),
+    ),
+    # --- params: -32602 naming the field ---
+    "missing params (0.3)": (
+        {"json": _rpc("message/send")},
+        200,
+        _error(-32602, "Invalid params: message/send needs params"),
+    ),
+    "missing params (1.0)": (
+        {"json": _rpc("SendMessage"), "headers": V1},
+        200,
+        _error(-32602, "Invalid params: SendMessage needs params"),
+    ),
+    "params is an array": (
+        {"json": _rpc("message/send", [1])},
+        200,
+        _error(
+            -32602,
+            "Invalid params: 'params' must be an object of named parameters, not an array",
+        ),
+    ),
+    "lone surrogate in the text": (
+        {"content": _v03_send(b'"\\ud800"'), "headers": JSON},
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0].text: lone surrogate \\ud800 "
+            "(not Unicode text)",
+        ),
+    ),
+    "metadata nested 60 levels": (
+        {"json": _rpc("message/send", {"message": _msg(metadata={"a": nested(60)})})},
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.metadata.a[0][0][0][0][0]…: nested deeper than "
+            "48 levels",
+        ),
+    ),
+    "unknown part kind": (
+        {"json": _rpc("message/send", {"message": _msg(parts=[{"kind": "video"}])})},
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0]: matches none of DataPart, FilePart, TextPart",
+        ),
+    ),
+    "missing messageId": (
+        {"json": _rpc("message/send", {"message": _msg(messageId=None)})},
+        200,
+        _error(-32602, "Invalid params: params.message.messageId: Input should be a valid string"),
+    ),
+    "unknown role": (
+        {"json": _rpc("message/send", {"message": _msg(role="boss")})},
+        200,
+        _error(-32602, "Invalid params: params.message.role: Input should be 'agent' or 'user'"),
+    ),
+    "file bytes not base64": (
+        {
+            "json": _rpc(
+                "message/send", {"message": _msg(parts=[{"kind": "file", "file": {"bytes": "xx"}}])}
+            )
+        },
+        200,
+        _error(-32602, "Invalid params: a file part's bytes are not valid base64"),
+    ),
+    "1.0 parts not a list": (
+        {
+            "json": _rpc(
+                "SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": "x"}}
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: Failed to parse message field: Failed to parse parts field: "
+            "repeated field parts must be in [] which is x at SendMessageRequest.message",
+        ),
+    ),
+    "message without parts (0.3)": (
+        {"json": _rpc("message/send", {"message": _msg(parts=[])})},
+        200,
+        _error(-32602, "message must have at least one part", data=None),
+    ),
+    "message without parts (1.0)": (
+        {
+            "json": _rpc(
+                "SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(-32602, "message must have at least one part", data=error_info("INVALID_PARAMS")),
+    ),
+    "contextId too long for the task store": (
+        {"json": _rpc("message/send", {"message": _msg(contextId="c" * 256)})},
+        200,
+        _error(-32602, "contextId is longer than 255 characters", data=None),
+    ),
+    "X-User-ID too long for the task store": (
+        {"json": _rpc("message/send", {"message": _msg()}), "headers": {"X-User-ID": "u" * 256}},
+        200,
+        _error(-32602, "X-User-ID is longer than 255 characters", data=None),
+    ),
+    # --- tasks that are not there ---
+    "unknown task id": (
+        {"json": _rpc("tasks/get", {"id": "nope"})},
+        200,
+        _error(-32001, "Task nope not found", data=None),
+    ),
+    "cancel an unknown task (1.0)": (
+        {"json": _rpc("CancelTask", {"id": "nope"}), "headers": V1},
+        200,
+        _error(-32001, "Task nope not found", data=error_info("TASK_NOT_FOUND")),
+    ),
+    "message for an unknown task": (
+        {"json": _rpc("message/send", {"message": _msg(taskId="nope")})},
+        200,
+        _error(-32001, "Task nope not found", data=None),
+    ),
+    # --- HTTP-level refusals on the JSON-RPC URL ---
+    "wrong content type": (
+        {
+            "content": json.dumps(_rpc("tasks/get", {"id": "x"})).encode(),
+            "headers": {"content-type": "text/plain"},
+        },
+        415,
+        _error(-32005, "Content-Type must be application/json", None),
+    ),
+    "oversized body": (
+        {
+            "json": _rpc(
+                "message/send", {"message": _msg(parts=[{"kind": "text", "text": "x" * LIMIT}])}
+            )
+        },
+        413,
+        _error(-32600, "Payload too large", None),
+    ),
+}
+
+
+async def _post(server: BridgeServer, request: dict[str, Any]) -> httpx.Response:
+    async with httpx.AsyncClient(timeout=30) as http:
+        return await http.post(server.jsonrpc_url, **request)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_bad_request(server: BridgeServer, other_stream: RunningStream, name: str) -> None:
+    request, status, answer = CASES[name]
+    other_stream.check_running()
+    response = await _post(server, request)
+    assert response.status_code == status
+    if answer is None:
+        assert response.content == b""
+    else:
+        assert response.json() == answer
+    other_stream.check_running()
+
+
+async def test_the_other_stream_finished_intact(other_stream: RunningStream) -> None:
+    await other_stream.finish()

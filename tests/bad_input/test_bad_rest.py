@@ -1,0 +1,191 @@
+"""Bad REST (A2A 1.0 HTTP+JSON) requests: each gets exactly its HTTP status and AIP-193
+error body (a2a-sdk's shape), never "unknown exception", while another caller's stream
+runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from trpc_bridge.server import BridgeServer
+
+from .running_stream import LIMIT, RunningStream, error_info, nested
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+JSON_V1 = {"content-type": "application/json", "A2A-Version": "1.0"}
+_MESSAGE = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+
+
+def _body(**message: Any) -> bytes:
+    return json.dumps({"message": {**_MESSAGE["message"], **message}}).encode()
+
+
+def _error(status: int, grpc_status: str, message: str, reason: str) -> dict[str, Any]:
+    error = {"code": status, "status": grpc_status, "message": message}
+    return {"error": {**error, "details": error_info(reason)}}
+
+
+_SEND = "/message:send"
+_VERSION_MISSING = (
+    "this is the A2A 1.0 HTTP+JSON binding: send the header 'A2A-Version: 1.0' "
+    "(a request without it is A2A 0.3, which has no REST binding here)"
+)
+
+#: name → (method, path, httpx arguments, HTTP status, the exact JSON answer)
+CASES: dict[str, tuple[str, str, dict[str, Any], int, dict[str, Any]]] = {
+    "no A2A-Version header": (
+        "POST",
+        _SEND,
+        {"content": _body(), "headers": {"content-type": "application/json"}},
+        400,
+        _error(400, "FAILED_PRECONDITION", _VERSION_MISSING, "VERSION_NOT_SUPPORTED"),
+    ),
+    "no A2A-Version header on a GET": (
+        "GET",
+        "/tasks/nope",
+        {},
+        400,
+        _error(400, "FAILED_PRECONDITION", _VERSION_MISSING, "VERSION_NOT_SUPPORTED"),
+    ),
+    "unknown A2A-Version": (
+        "POST",
+        _SEND,
+        {"content": _body(), "headers": {**JSON_V1, "A2A-Version": "9.9"}},
+        400,
+        _error(
+            400,
+            "FAILED_PRECONDITION",
+            "A2A version '9.9' is not supported here: send 'A2A-Version: 1.0'",
+            "VERSION_NOT_SUPPORTED",
+        ),
+    ),
+    "invalid UTF-8": (
+        "POST",
+        _SEND,
+        {"content": _body().replace(b'"hi"', b'"h\xffi"'), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "body is not valid UTF-8 (byte 0xff at offset 73)",
+            "INVALID_REQUEST",
+        ),
+    ),
+    "malformed JSON": (
+        "POST",
+        _SEND,
+        {"content": b"{not json", "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2",
+            "INVALID_REQUEST",
+        ),
+    ),
+    "10,000 nested arrays": (
+        "POST",
+        _SEND,
+        {"content": b'{"a":' + b"[" * 10_000 + b"]" * 10_000 + b"}", "headers": JSON_V1},
+        400,
+        _error(400, "INVALID_ARGUMENT", "JSON nested too deeply to parse", "INVALID_REQUEST"),
+    ),
+    "lone surrogate": (
+        "POST",
+        _SEND,
+        {"content": _body().replace(b'"hi"', b'"\\ud800"'), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "message.parts[0].text: lone surrogate \\ud800 (not Unicode text)",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "metadata nested 60 levels": (
+        "POST",
+        _SEND,
+        {"content": _body(metadata={"a": nested(60)}), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "message.metadata.a[0][0][0][0][0]…: nested deeper than 48 levels",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "parts not a list": (
+        "POST",
+        _SEND,
+        {"content": _body(parts="x"), "headers": JSON_V1},
+        400,
+        {
+            "error": {
+                "code": 400,
+                "status": "INVALID_ARGUMENT",
+                "message": "Failed to parse message field: Failed to parse parts field: "
+                "repeated field parts must be in [] which is x at SendMessageRequest.message..",
+                "details": error_info("INVALID_REQUEST"),
+            }
+        },
+    ),
+    "message without parts": (
+        "POST",
+        _SEND,
+        {"content": _body(parts=[]), "headers": JSON_V1},
+        400,
+        _error(400, "INVALID_ARGUMENT", "message must have at least one part", "INVALID_PARAMS"),
+    ),
+    "unknown task": (
+        "GET",
+        "/tasks/nope",
+        {"headers": {"A2A-Version": "1.0"}},
+        404,
+        _error(404, "NOT_FOUND", "Task nope not found", "TASK_NOT_FOUND"),
+    ),
+    "cancel an unknown task": (
+        "POST",
+        "/tasks/nope:cancel",
+        {"headers": {"A2A-Version": "1.0"}},
+        404,
+        _error(404, "NOT_FOUND", "Task nope not found", "TASK_NOT_FOUND"),
+    ),
+    "wrong content type": (
+        "POST",
+        _SEND,
+        {"content": _body(), "headers": {**JSON_V1, "content-type": "text/plain"}},
+        415,
+        _error(
+            415,
+            "INVALID_ARGUMENT",
+            "Content-Type must be application/json",
+            "CONTENT_TYPE_NOT_SUPPORTED",
+        ),
+    ),
+    "oversized body": (
+        "POST",
+        _SEND,
+        {"content": b"x" * (LIMIT + 1), "headers": JSON_V1},
+        413,
+        {"error": {"code": 413, "message": "Payload too large"}},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_bad_request(server: BridgeServer, other_stream: RunningStream, name: str) -> None:
+    method, path, request, status, answer = CASES[name]
+    other_stream.check_running()
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.request(method, f"{server.rest_url}{path}", **request)
+    assert response.status_code == status
+    assert response.json() == answer
+    other_stream.check_running()
+
+
+async def test_the_other_stream_finished_intact(other_stream: RunningStream) -> None:
+    await other_stream.finish()

@@ -1,0 +1,94 @@
+"""Session fixtures of the frameworks matrix: the framework peers' server and client
+processes, the bridges (in-process, see bridge_thread.py) and the Go servers, each started
+on first use and stopped at the end of the session."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bridge_thread import BridgeThread
+from frameworks import FRAMEWORKS, Framework, PeerClient, PeerServers, missing, peer_servers
+from peers import Process, go_server
+
+from trpc_bridge.agents import scenarios
+from trpc_bridge.server import ServerOptions
+
+
+class Lazy(dict[Any, Any]):
+    """Processes started on first use, stopped at the end of the session."""
+
+    def __init__(self, stack: contextlib.ExitStack, start: Any) -> None:
+        super().__init__()
+        self._stack, self._start = stack, start
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self._start(self._stack, key)
+        return value
+
+
+@pytest.fixture(scope="session")
+def framework_servers() -> Iterator[dict[str, PeerServers]]:
+    def start(stack: contextlib.ExitStack, key: str) -> PeerServers:
+        framework = next(f for f in FRAMEWORKS if f.key == key)
+        if (reason := missing(framework)) is not None:
+            pytest.fail(reason)
+        return stack.enter_context(peer_servers(framework))
+
+    with contextlib.ExitStack() as stack:
+        yield Lazy(stack, start)
+
+
+@pytest.fixture(scope="session")
+def framework_clients() -> Iterator[dict[str, PeerClient]]:
+    def start(stack: contextlib.ExitStack, key: str) -> PeerClient:
+        framework = next(f for f in FRAMEWORKS if f.key == key)
+        if (reason := missing(framework)) is not None:
+            pytest.fail(reason)
+        client = PeerClient(framework)
+        stack.callback(client.close)
+        return client
+
+    with contextlib.ExitStack() as stack:
+        yield Lazy(stack, start)
+
+
+#: The last item of a ``bridges`` key for a bridge run with ``--legacy-card``.
+LEGACY_CARD = "legacy-card"
+
+
+def bridge_key(framework: Framework, kind: str, value: str) -> tuple[str, ...]:
+    """The ``bridges`` key of the bridge ``framework``'s client calls (with
+    ``--legacy-card`` when that client needs the 0.3 card)."""
+    return (kind, value, LEGACY_CARD) if framework.legacy_card else (kind, value)
+
+
+@pytest.fixture(scope="session")
+def bridges() -> Iterator[dict[tuple[str, ...], str]]:
+    """``("serve", scenario)`` → ``trpc-bridge serve`` of the scenario's Python twin;
+    ``("proxy", url)`` → ``trpc-bridge proxy --upstream url``: their base URLs;
+    ``(…, LEGACY_CARD)``: the same with ``--legacy-card``."""
+    thread = BridgeThread()
+
+    def start(_: contextlib.ExitStack, key: tuple[str, ...]) -> str:
+        kind, value, *flags = key
+        options = ServerOptions(legacy_card=LEGACY_CARD in flags)
+        if kind == "serve":
+            return thread.serve(getattr(scenarios, value), options)
+        return thread.proxy(value, options)
+
+    with contextlib.ExitStack() as stack:
+        stack.callback(thread.close)
+        yield Lazy(stack, start)
+
+
+@pytest.fixture(scope="session")
+def go_servers(gopeer: Path) -> Iterator[dict[str, Process]]:
+    def start(stack: contextlib.ExitStack, scenario: str) -> Process:
+        return stack.enter_context(go_server(scenario))
+
+    with contextlib.ExitStack() as stack:
+        yield Lazy(stack, start)

@@ -1,0 +1,156 @@
+"""Running tasks survive what a server process goes through: a crash (SIGKILL) leaves a
+task that reads ``failed`` with an ``interrupted`` error after a restart (it used to be
+"not found"), SIGTERM ends a live stream with a final status frame (it used to be cut),
+and a task store that fails mid-run is an error the caller sees (it used to be a
+``completed`` that was never stored). Real ``trpc-bridge serve`` processes, real SQLite
+files and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import db_servers
+import httpx
+import pytest
+from a2a.types import TaskState
+from peers import bridge_server
+from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_pieces
+
+from trpc_bridge.agents.scenarios import long_slow
+from trpc_bridge.server import BridgeServer, ServerOptions
+
+LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
+ALL_PIECES = [f"t{i} " for i in range(1000)]
+
+
+async def _start_long_stream(calls: TaskCalls, frames_wanted: int) -> tuple[str, Any, Any]:
+    """Open a ``long`` stream and read ``frames_wanted`` frames; the task id, the open
+    stream context and its reader."""
+    context = calls.stream("go")
+    reader = await context.__aenter__()
+    seen = [await anext(reader) for _ in range(frames_wanted)]
+    return seen[0]["taskId"], context, reader
+
+
+def _port(url: str) -> str:
+    return url.rstrip("/").rsplit(":", 1)[1]
+
+
+async def test_a_killed_server_leaves_its_running_task_failed_interrupted(
+    task_store_url: str,
+) -> None:
+    extra = ["--grpc-port", "-1", "--task-store", task_store_url]
+    with bridge_server(LONG, extra=extra) as first:
+        calls = TaskCalls(first.url)
+        task_id, stream, _ = await _start_long_stream(calls, 60)
+        await asyncio.sleep(0.6)  # a few checkpoints
+        first.proc.send_signal(signal.SIGKILL)
+        first.proc.wait(timeout=10)
+        with contextlib.suppress(Exception):  # the connection was cut
+            await stream.__aexit__(None, None, None)
+        await calls.close()
+    # Same port: the same replica id, so its old tasks are orphans at once.
+    with bridge_server(LONG, extra=[*extra, "--port", _port(first.url)]) as second:
+        calls = TaskCalls(second.url)
+        task = (await calls.get(task_id))["result"]
+        assert task["status"]["state"] == "failed"
+        assert "interrupted" in status_text(task)
+        pieces = task_pieces(task)  # the journal kept what was produced, in order
+        assert len(pieces) >= 50
+        assert pieces == ALL_PIECES[: len(pieces)]
+        other = await TaskCalls(second.url, user="mallory").get(task_id)
+        assert other["error"]["code"] == -32001  # still scoped to its owner
+        await calls.close()
+
+
+async def test_sigterm_ends_a_live_stream_with_a_final_status_frame(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'tasks.db'}"
+    extra = ["--grpc-port", "-1", "--task-store", store, "--shutdown-grace", "0.3"]
+    with bridge_server(LONG, extra=extra) as server:
+        calls = TaskCalls(server.url)
+        task_id, stream, reader = await _start_long_stream(calls, 20)
+        server.proc.send_signal(signal.SIGTERM)
+        rest = [frame async for frame in reader]
+        await stream.__aexit__(None, None, None)
+        assert rest[-1]["kind"] == "status-update" and rest[-1]["final"] is True
+        assert final_state(rest) == "failed"
+        assert "interrupted" in status_text(rest[-1])
+        assert server.proc.wait(timeout=15) == 0
+        await calls.close()
+    with bridge_server(LONG, extra=extra) as restarted:  # stored as the stream said
+        calls = TaskCalls(restarted.url)
+        task = (await calls.get(task_id))["result"]
+        assert task["status"]["state"] == "failed"
+        await calls.close()
+
+
+async def test_sigterm_lets_a_stream_finish_within_the_grace_period() -> None:
+    extra = ["--grpc-port", "-1", "--shutdown-grace", "60"]
+    with bridge_server(LONG, extra=extra) as server:
+        calls = TaskCalls(server.url)
+        _, stream, reader = await _start_long_stream(calls, 20)
+        server.proc.send_signal(signal.SIGTERM)
+        await asyncio.sleep(0.5)
+        late = TaskCalls(server.url)
+        with pytest.raises(httpx.ConnectError):  # no longer accepting connections
+            await late.get("x")
+        await late.close()
+        rest = [frame async for frame in reader]
+        await stream.__aexit__(None, None, None)
+        assert final_state(rest) == "completed"
+        assert delta_pieces(rest) == ALL_PIECES[len(ALL_PIECES) - len(delta_pieces(rest)) :]
+        assert server.proc.wait(timeout=15) == 0
+        await calls.close()
+
+
+@pytest.fixture
+def cluster() -> Any:
+    if reason := db_servers.unavailable():
+        pytest.skip(reason)
+    with db_servers.postgres_cluster() as server:
+        yield server
+
+
+async def test_a_store_that_fails_mid_run_is_a_failed_task_not_completed(cluster: Any) -> None:
+    options = ServerOptions(grpc_port=None, task_store=cluster.url, journal_interval=0.05)
+    async with BridgeServer(long_slow, options) as server:
+        calls = TaskCalls(server.jsonrpc_url)
+        _, stream, reader = await _start_long_stream(calls, 10)
+        cluster.stop()
+        started = time.monotonic()
+        rest = [frame async for frame in reader]
+        await stream.__aexit__(None, None, None)
+        assert time.monotonic() - started < 60
+        assert final_state(rest) == "failed"
+        assert "could not be saved" in status_text(rest[-1])
+        # A new task cannot be stored: the caller is told before anything runs.
+        async with calls.stream("again") as refused:
+            first = await anext(refused)
+        assert first["error"]["code"] == -32603
+        assert "could not be stored" in first["error"]["message"]
+        await calls.close()
+        cluster.start()
+
+
+async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'tasks.db'}"
+    options = ServerOptions(grpc_port=None, task_store=store, journal_interval=60)
+    async with BridgeServer(long_slow, options) as server:
+        calls = TaskCalls(server.jsonrpc_url)
+        task_id, stream, _ = await _start_long_stream(calls, 1)
+        stored = await server.task_store.get(task_id, _owner("alice"))
+        assert stored is not None
+        assert stored.status.state == TaskState.TASK_STATE_SUBMITTED
+        await stream.__aexit__(None, None, None)
+        await calls.close()
+
+
+def _owner(user: str) -> Any:
+    from trpc_bridge.server.task_store import owner_context
+
+    return owner_context(user)
