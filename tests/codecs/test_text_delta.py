@@ -41,6 +41,7 @@ from trpc_bridge.events import (
     ToolCall,
 )
 from trpc_bridge.server.aggregate import TaskAggregate
+from trpc_bridge.server.fanout import pack, unpack
 
 
 def _frames(
@@ -154,6 +155,14 @@ def test_the_1_0_wire_keeps_protobuf() -> None:
     run = RunTarget("t", "c", EncodeOptions(), WireVersion.V1_0, text_deltas=True)
     frames = StreamEncoder(run).encode(AgentEvent.text_delta("a", "r1"))
     assert not any(isinstance(f, TextDelta) for f in frames)
+
+
+def test_fan_out_packs_a_text_delta_as_its_protobuf() -> None:
+    """Other replicas get protobuf frames (``bridge/server/fanout.py``)."""
+    run = RunTarget("t", "c", EncodeOptions(), text_deltas=True)
+    (delta,) = StreamEncoder(run).encode(AgentEvent.reasoning_delta("hm", "r1"))
+    assert isinstance(delta, TextDelta)
+    assert unpack(pack(delta)) == delta.to_proto()
 
 
 _text = st.text(max_size=4)

@@ -87,6 +87,29 @@ async def test_scenario_streams_are_identical(scenario: str, rpc_id: str | int) 
     assert len(_frames(ours.text)) > 2
 
 
+def _dialect_message(caller: str) -> dict[str, Any]:
+    """The Go client's message as trpc-agent-python's or ADK's client marks it (see
+    ``codecs/dialect_detect.py``), or without trpc metadata (a plain A2A caller)."""
+    message = go_message("hi")
+    if caller == "trpc-python":
+        message["metadata"] = dict(message["metadata"], object_type="chat.completion")
+    elif caller == "adk":
+        message["parts"] = [dict(p, metadata={"is_user_input": True}) for p in message["parts"]]
+    else:
+        del message["metadata"]
+    return message
+
+
+@pytest.mark.parametrize("scenario", ["long", "reasoning", "tool"])
+@pytest.mark.parametrize("caller", ["trpc-python", "adk", "plain"])
+async def test_every_callers_encoding_streams_identically(scenario: str, caller: str) -> None:
+    """Encodings that rewrite trpc's frames (the dialects) or build their own (plain)."""
+    agent = ScenarioAgent(scenario, SCRIPTS[scenario])
+    ours, sdk = await _both(agent, json=_stream(_dialect_message(caller)), headers=GO_HEADERS)
+    assert ours.status_code == sdk.status_code == 200
+    assert _frames(ours.text) == _frames(sdk.text)
+
+
 @pytest.mark.parametrize("scenario", sorted(SCRIPTS))
 async def test_scenario_unary_results_are_identical(scenario: str) -> None:
     agent = ScenarioAgent(scenario, SCRIPTS[scenario])
