@@ -133,14 +133,17 @@ def _long(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
 
 
-def _long10k(_: AgentRequest) -> Iterator[AgentEvent]:
-    """``long`` with 10,000 chunks, made one at a time as the Go peer's scripted model
+def _long_of(count: int) -> Callable[[AgentRequest], Iterator[AgentEvent]]:
+    """``long`` with ``count`` chunks, made one at a time as the Go peer's scripted model
     sends them (an agent does not hold a whole answer's deltas at once)."""
-    yield from _llm_step()
-    pieces = [f"t{i} " for i in range(10_000)]
-    for piece in pieces:
-        yield AgentEvent.text_delta(piece, "chatcmpl-long-1")
-    yield AgentEvent.final_text("".join(pieces), "chatcmpl-long-1")
+
+    def script(_: AgentRequest) -> Iterator[AgentEvent]:
+        yield from _llm_step()
+        for i in range(count):
+            yield AgentEvent.text_delta(f"t{i} ", "chatcmpl-long-1")
+        yield AgentEvent.final_text("".join(f"t{i} " for i in range(count)), "chatcmpl-long-1")
+
+    return script
 
 
 def _unicode(_: AgentRequest) -> list[AgentEvent]:
@@ -202,6 +205,8 @@ long = ScenarioAgent("long", _long)
 unicode = ScenarioAgent("unicode", _unicode)
 whoami = ScenarioAgent("whoami", _whoami)
 #: The Go peer's ``long10k`` (10,000 chunks): for ``bench/vs_go.py``, not in the matrix.
-long10k = ScenarioAgent("long10k", _long10k)
+long10k = ScenarioAgent("long10k", _long_of(10_000))
+#: 100,000 chunks: ``bench/memory.py`` (is the server's peak memory flat in stream length?).
+long100k = ScenarioAgent("long100k", _long_of(100_000))
 #: ``long`` at the Go peer's default pace (5 ms per chunk): slow enough to cancel midway.
 long_slow = ScenarioAgent("long", _long, delay=0.005)

@@ -27,6 +27,10 @@ from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
 
+#: Text pieces of a run joined into one string every this many: a long stream keeps its
+#: text, not one string object (~60 bytes over the text itself) per delta.
+_FOLD = 256
+
 
 @dataclass
 class _TextRun:
@@ -36,6 +40,15 @@ class _TextRun:
     #: compare with it instead of building a ``Struct`` (unset for protobuf parts).
     source: object = field(default=None)
     from_delta: bool = False
+    #: Pieces appended since the last fold.
+    loose: int = 0
+
+    def add(self, text: str) -> None:
+        self.pieces.append(text)
+        self.loose += 1
+        if self.loose == _FOLD:
+            self.pieces[-_FOLD:] = ["".join(self.pieces[-_FOLD:])]
+            self.loose = 0
 
 
 def _struct(metadata: Mapping[str, Any] | None) -> Struct:
@@ -63,7 +76,7 @@ class _ArtifactAcc:
             if part.WhichOneof("content") != "text":
                 self.parts.append(part)
             elif isinstance(last, _TextRun) and last.metadata == part.metadata:
-                last.pieces.append(part.text)
+                last.add(part.text)
             else:
                 self.parts.append(_TextRun([part.text], part.metadata))
 
@@ -74,7 +87,7 @@ class _ArtifactAcc:
         if isinstance(last, _TextRun) and (
             last.source == source if last.from_delta else last.metadata == _struct(source)
         ):
-            last.pieces.append(delta.text)
+            last.add(delta.text)
         else:
             self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
 

@@ -157,6 +157,18 @@ def test_the_1_0_wire_keeps_protobuf() -> None:
     assert not any(isinstance(f, TextDelta) for f in frames)
 
 
+def test_a_long_run_keeps_all_its_text() -> None:
+    """The aggregate folds a long run's pieces (every 256): nothing lost or reordered."""
+    pieces = [f"t{i} " for i in range(1_000)]
+    events = [AgentEvent.text_delta(piece, "r1") for piece in pieces]
+    frames = _same(events, EncodeOptions())
+    aggregate = TaskAggregate(task_id="task-1", context_id="ctx-1", user_message=Message())
+    for frame in frames:
+        aggregate.apply(frame)
+    (artifact,) = aggregate.snapshot().artifacts
+    assert [p.text for p in artifact.parts] == ["".join(pieces)]
+
+
 def test_fan_out_packs_a_text_delta_as_its_protobuf() -> None:
     """Other replicas get protobuf frames (``bridge/server/fanout.py``)."""
     run = RunTarget("t", "c", EncodeOptions(), text_deltas=True)
