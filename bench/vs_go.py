@@ -148,10 +148,12 @@ async def one_round(url: str, pid: int, workload: Workload, headers: dict[str, s
 
 @dataclass
 class Pair:
-    """The Go server and the bridge side (serve, or proxy over that Go server)."""
+    """The Go server and the bridge side (serve, or proxy over that Go server); with
+    tracing, also the bridge without it (``untraced``: the cost of tracing, paired)."""
 
     go: Process
     bridge: Process
+    untraced: Process | None = None
 
 
 @contextlib.contextmanager
@@ -162,6 +164,10 @@ def servers(config: str, scenario: str, env: dict[str, str]) -> Iterator[Pair]:
         if config == "proxy":
             with bridge_proxy(go.url, env=env) as proxy:
                 yield Pair(go, proxy)
+        elif config == "tracing":
+            agent = f"trpc_bridge.agents.scenarios:{scenario}"
+            with bridge_server(agent, env=env) as bridge, bridge_server(agent) as untraced:
+                yield Pair(go, bridge, untraced)
         else:
             with bridge_server(f"trpc_bridge.agents.scenarios:{scenario}", env=env) as bridge:
                 yield Pair(go, bridge)
@@ -227,6 +233,8 @@ async def run_config(
             mine = [w for w in cases if w.scenario == scenario]
             with servers(config, scenario, env) as pair:
                 sides = {"go": pair.go, "bridge": pair.bridge}
+                if pair.untraced is not None:
+                    sides["untraced"] = pair.untraced
                 series = {(w.name, side): Series() for w in mine for side in sides}
                 for workload in mine:  # warm-up: imports, connection pools, caches
                     for process in sides.values():
@@ -242,10 +250,27 @@ async def run_config(
                 for workload in mine:
                     go, bridge = series[workload.name, "go"], series[workload.name, "bridge"]
                     ratios[workload.name] = report(workload, go, bridge)
+                    if pair.untraced is not None:
+                        off = series[workload.name, "untraced"]
+                        ratios[workload.name] |= tracing_cost(workload, go, off, bridge)
         if config == "tracing":
             await asyncio.sleep(6)  # both batch span processors flush every 5 s
             print(f"  OTLP sink: {sink.exports} exports, {sink.bytes / 1024:.0f} KiB received")
     return ratios
+
+
+def tracing_cost(workload: Workload, go: Series, off: Series, on: Series) -> dict[str, float]:
+    """Print and return the bridge's own cost of tracing (on/off, rounds paired): rate
+    and CPU per unit."""
+    per_request = go.rounds[0].frames // go.rounds[0].requests if workload.stream else 1
+    pairs = list(zip(off.rounds, on.rounds, strict=True))
+    rate = statistics.median(on.rate(b, per_request) / off.rate(a, per_request) for a, b in pairs)
+    cpu = on.cpu_per_1k(per_request) / off.cpu_per_1k(per_request)
+    print(
+        f"    bridge tracing on/off: rate {rate:.2f}, CPU per unit {cpu:.2f} "
+        f"(untraced bridge {off.cpu_per_1k(per_request):.4f} CPU s per 1k)"
+    )
+    return {"traced_rate": rate, "traced_cpu": cpu}
 
 
 def targets(plain: dict[str, dict[str, float]]) -> None:
@@ -281,6 +306,14 @@ async def main() -> None:
         results[config] = await run_config(config, cases, args.rounds)
     if "plain" in results:
         targets(results["plain"])
+    if "tracing" in results:
+        unary = results["tracing"]["unary message/send"]
+        cost = 1 - unary["traced_rate"]
+        print(
+            f"  tracing: unary requests/s {unary['traced_rate']:.2f}x untraced (cost "
+            f"{cost:.0%}, target <= 10 %), CPU per request {unary['traced_cpu']:.2f}x  "
+            f"{'met' if cost <= 0.10 else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":
