@@ -62,12 +62,15 @@ func weatherEvents(text string) []*pb.AgentEvent {
 	}
 	thinking := newResponseID()
 	var events []*pb.AgentEvent
-	for _, piece := range words(fmt.Sprintf("The user asks about the weather in %s; I should call get_weather.", city)) {
+	reasoning := fmt.Sprintf("The user asks about the weather in %s; I should call get_weather.", city)
+	for _, piece := range words(reasoning) {
 		events = append(events, delta(thinking, &pb.ChatMessage{Role: "assistant", ReasoningContent: piece}))
 	}
-	// Python's json.dumps spacing, so that both agents send the same strings.
+	// The call carries the complete reasoning, as a model's final response does; the
+	// arguments use Python's json.dumps spacing, so that both agents send the same strings.
 	events = append(events, complete(thinking, "chat.completion", &pb.ChatMessage{
-		Role: "assistant",
+		Role:             "assistant",
+		ReasoningContent: reasoning,
 		ToolCalls: []*pb.ToolCall{{
 			Id: "call_001", Type: "function",
 			Function: &pb.FunctionCall{Name: "get_weather", Arguments: fmt.Sprintf(`{"city": %s}`, jsonString(city))},
