@@ -10,6 +10,7 @@ Run: ``make bench`` (or ``.venv/bin/python bench/codec.py``).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 
@@ -22,7 +23,7 @@ from trpc_bridge.codecs.trpc_decode import StreamDecoder
 from trpc_bridge.codecs.trpc_runs import StreamEncoder
 from trpc_bridge.events import AgentEvent
 
-ROUNDS = 5
+ROUNDS = 15
 
 
 def event_mix() -> list[AgentEvent]:
@@ -91,20 +92,41 @@ def decode(wire: list[dict[str, object]]) -> int:
     return sum(len(decoder.feed(frame)) for frame in wire)
 
 
-def best_of(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
-    best = float("inf")
-    for _ in range(rounds):
+def timed(fn: Callable[[], object]) -> float:
+    """One run of ``fn`` with the cyclic collector off (it would fire at a different
+    point of each side's allocations) and the previous round's garbage collected."""
+    gc.collect()
+    gc.disable()
+    try:
         start = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def best_of(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
+    return min(timed(fn) for _ in range(rounds))
+
+
+def paired(
+    fn: Callable[[], object], base: Callable[[], object], rounds: int = ROUNDS
+) -> tuple[float, float, list[float]]:
+    """Best times of ``fn`` and ``base`` run alternately, and the per-round ratios: on a
+    shared machine the load changes within seconds, so only a pair measured back to back
+    compares like with like (the median of the ratios is the figure to read)."""
+    times: list[tuple[float, float]] = [(timed(fn), timed(base)) for _ in range(rounds)]
+    return (
+        min(t for t, _ in times),
+        min(b for _, b in times),
+        sorted(t / b for t, b in times),
+    )
 
 
 def main() -> None:
     events = event_mix() * 20  # ≈ 2,000 events per round
     n = len(events)
-    floor = best_of(lambda: floor_frames(events))
-    encode = best_of(lambda: codec_frames(events))
+    encode, floor, ratios = paired(lambda: codec_frames(events), lambda: floor_frames(events))
     wire = to_wire(codec_frames(events))
     decoded = best_of(lambda: decode(wire))
     print(f"events per round: {n}")
@@ -112,7 +134,11 @@ def main() -> None:
     print(f"codec encode:                        {n / encode:12,.0f} events/s")
     print(f"codec decode (1.0 JSON → events):    {n / decoded:12,.0f} events/s")
     print(f"codec encode+decode:                 {n / (encode + decoded):12,.0f} events/s")
-    print(f"ratio encode / floor:                {encode / floor:12.2f}x the floor's time")
+    median = ratios[len(ratios) // 2]
+    print(
+        f"ratio encode / floor:                {median:12.2f}x the floor's time"
+        f" (median of {len(ratios)} paired rounds, {ratios[0]:.2f}-{ratios[-1]:.2f})"
+    )
     print(
         f"ratio encode+decode / floor:         {(encode + decoded) / floor:12.2f}x the floor's time"
     )

@@ -68,6 +68,7 @@ class OverlayStreamEncoder(StreamEncoder):
 
     def __init__(self, run: RunTarget, caller: Caller) -> None:
         super().__init__(run)
+        self.text_deltas = False  # its frames are rewritten as protobuf: no TextDelta
         self._rewrite = adk_frame if caller is Caller.ADK else trpc_python_frame
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:

@@ -28,10 +28,18 @@ from typing import Any, Protocol
 
 from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 
+from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.events import AgentEvent, ObjectType
 
 #: What a stream encoder produces; the server's task aggregate and subscribers take these.
-StreamFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
+#: A :class:`TextDelta` only when the run asked for them (``RunTarget.text_deltas``).
+StreamFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | TextDelta
+#: A stream frame as a2a-sdk's transports take it.
+ProtoFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
+
+
+def as_proto(frame: StreamFrame) -> ProtoFrame:
+    return frame.to_proto() if isinstance(frame, TextDelta) else frame
 
 
 class WireVersion(enum.StrEnum):
@@ -79,6 +87,9 @@ class RunTarget:
     context_id: str
     options: EncodeOptions = field(default_factory=EncodeOptions)
     wire: WireVersion = WireVersion.V0_3
+    #: The consumer takes :class:`TextDelta` frames (a door that writes 0.3 JSON itself);
+    #: otherwise every frame is protobuf.
+    text_deltas: bool = False
 
 
 class StreamEncoding(Protocol):
@@ -244,7 +255,7 @@ def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> St
     return encoder
 
 
-def fill_required_parts(item: StreamFrame | Task) -> None:
+def fill_required_parts(item: ProtoFrame | Task) -> None:
     """A2A 1.0 marks ``Message.parts`` and ``Artifact.parts`` REQUIRED (at least one), so a
     metadata-only message or artifact gets one empty text part on the 1.0 wire: it adds no
     content, and 1.0 validators accept it (``docs/wire-spec.md`` §2.12)."""

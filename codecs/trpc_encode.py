@@ -222,6 +222,33 @@ def encode_event(
 _NO_ADK = EncodeOptions(adk_compat=False)
 
 
+def streamed_text(
+    event: AgentEvent, options: EncodeOptions
+) -> tuple[str, dict[str, Any] | None] | None:
+    """``(text, part metadata)`` when ``event`` is a streamed delta of answer or reasoning
+    text — a partial ``chat.completion.chunk`` that :func:`encode_event` (streaming) makes
+    exactly one text part — found without building it; ``None`` otherwise (and for
+    anything unusual: the general path is always right, this one only faster)."""
+    if (
+        event.object != ObjectType.CHUNK
+        or not event.is_partial
+        or event.error is not None
+        or len(event.choices) != 1
+    ):
+        return None
+    choice = event.choices[0]
+    if choice.message.tool_calls or choice.message.is_tool_result:
+        return None  # a tool event: its parts come from the message
+    delta = choice.delta
+    if delta.content_parts or (delta.reasoning_content and delta.content):
+        return None
+    if delta.reasoning_content:
+        return delta.reasoning_content, _part_metadata(options, PART_THOUGHT, True)
+    if delta.content:
+        return delta.content, None
+    return None
+
+
 # --- streaming envelope ---------------------------------------------------------------
 
 

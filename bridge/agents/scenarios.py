@@ -16,7 +16,7 @@ import asyncio
 import json
 import sys
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from trpc_bridge.agent import Skill
@@ -133,6 +133,19 @@ def _long(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-long-1", [f"t{i} " for i in range(1000)])
 
 
+def _long_of(count: int) -> Callable[[AgentRequest], Iterator[AgentEvent]]:
+    """``long`` with ``count`` chunks, made one at a time as the Go peer's scripted model
+    sends them (an agent does not hold a whole answer's deltas at once)."""
+
+    def script(_: AgentRequest) -> Iterator[AgentEvent]:
+        yield from _llm_step()
+        for i in range(count):
+            yield AgentEvent.text_delta(f"t{i} ", "chatcmpl-long-1")
+        yield AgentEvent.final_text("".join(f"t{i} " for i in range(count)), "chatcmpl-long-1")
+
+    return script
+
+
 def _unicode(_: AgentRequest) -> list[AgentEvent]:
     return _llm_step() + _streamed("chatcmpl-unicode-1", ["a<b>&c", " 😀", " 你好"])
 
@@ -145,7 +158,7 @@ class ScenarioAgent:
     """
 
     scenario: str
-    script: Callable[[AgentRequest], list[AgentEvent]]
+    script: Callable[[AgentRequest], Iterable[AgentEvent]]
     name: str = "weather-agent"
     description: str = "trpc-a2a-bridge interop scenario agent"
     delay: float = 0.0
@@ -191,5 +204,9 @@ state_delta = ScenarioAgent("state_delta", _state_delta)
 long = ScenarioAgent("long", _long)
 unicode = ScenarioAgent("unicode", _unicode)
 whoami = ScenarioAgent("whoami", _whoami)
+#: The Go peer's ``long10k`` (10,000 chunks): for ``bench/vs_go.py``, not in the matrix.
+long10k = ScenarioAgent("long10k", _long_of(10_000))
+#: 100,000 chunks: ``bench/memory.py`` (is the server's peak memory flat in stream length?).
+long100k = ScenarioAgent("long100k", _long_of(100_000))
 #: ``long`` at the Go peer's default pace (5 ms per chunk): slow enough to cancel midway.
 long_slow = ScenarioAgent("long", _long, delay=0.005)

@@ -16,19 +16,46 @@ metadata, merged into the task metadata like status-update metadata.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, TaskStatus
 from google.protobuf.struct_pb2 import Struct
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
+
+#: Text pieces of a run joined into one string every this many: a long stream keeps its
+#: text, not one string object (~60 bytes over the text itself) per delta.
+_FOLD = 256
 
 
 @dataclass
 class _TextRun:
     pieces: list[str]
     metadata: Struct
+    #: The part metadata of the :class:`TextDelta` that started the run: later deltas
+    #: compare with it instead of building a ``Struct`` (unset for protobuf parts).
+    source: object = field(default=None)
+    from_delta: bool = False
+    #: Pieces appended since the last fold.
+    loose: int = 0
+
+    def add(self, text: str) -> None:
+        self.pieces.append(text)
+        self.loose += 1
+        if self.loose == _FOLD:
+            self.pieces[-_FOLD:] = ["".join(self.pieces[-_FOLD:])]
+            self.loose = 0
+
+
+def _struct(metadata: Mapping[str, Any] | None) -> Struct:
+    struct = Struct()
+    if metadata:
+        struct.update(dict(metadata))
+    return struct
 
 
 @dataclass
@@ -49,9 +76,20 @@ class _ArtifactAcc:
             if part.WhichOneof("content") != "text":
                 self.parts.append(part)
             elif isinstance(last, _TextRun) and last.metadata == part.metadata:
-                last.pieces.append(part.text)
+                last.add(part.text)
             else:
                 self.parts.append(_TextRun([part.text], part.metadata))
+
+    def extend_text(self, delta: TextDelta) -> None:
+        """:meth:`extend` by ``delta.to_proto()``, without building it."""
+        last = self.parts[-1] if self.parts else None
+        source = delta.part_metadata or None
+        if isinstance(last, _TextRun) and (
+            last.source == source if last.from_delta else last.metadata == _struct(source)
+        ):
+            last.add(delta.text)
+        else:
+            self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
 
     def build(self) -> Artifact:
         artifact = Artifact(artifact_id=self.artifact_id)
@@ -102,7 +140,13 @@ class TaskAggregate:
         return aggregate
 
     def apply(self, frame: StreamFrame) -> None:
-        if isinstance(frame, TaskArtifactUpdateEvent):
+        if isinstance(frame, TextDelta):
+            acc = self._artifacts.get(frame.artifact_id) if frame.append else None
+            if acc is not None:
+                acc.extend_text(frame)
+            else:  # the first chunk of an artifact: as the protobuf it stands for
+                self._apply_artifact(frame.to_proto())
+        elif isinstance(frame, TaskArtifactUpdateEvent):
             self._apply_artifact(frame)
         elif isinstance(frame, Message):
             self.history.append(frame)

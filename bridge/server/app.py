@@ -56,6 +56,7 @@ from trpc_bridge.server.grpc_screen import GrpcScreen
 from trpc_bridge.server.grpc_service import BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener, check_port_free
+from trpc_bridge.server.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.limits import (
     DEFAULT_BODY_TIMEOUT,
@@ -276,7 +277,10 @@ class BridgeServer:
             same_origin=public_card(card),
             legacy_card=self.options.legacy_card,
         )
-        routes.extend(jsonrpc_routes(self.handler, self._jsonrpc_paths()))
+        # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
+        # its per-frame conversions.
+        own = Jsonrpc03Methods(self.handler)
+        routes.extend(jsonrpc_routes(self.handler, self._jsonrpc_paths(), own=own))
         # AG-UI for the same agent; before REST, whose routes end with a catch-all mount.
         agui_path = f"{self.base_path}/agui"
         routes.extend(agui_routes(self.runner, path=agui_path))

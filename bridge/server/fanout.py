@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from a2a.types import StreamResponse
 from a2a.utils.proto_utils import to_stream_response
 
-from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.encoding import StreamFrame, as_proto
 from trpc_bridge.server.task_store import TaskStoreError
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ OnCommand = Callable[[str, str], Awaitable[None] | None]
 
 
 def pack(frame: StreamFrame) -> bytes:
-    data: bytes = to_stream_response(frame).SerializeToString()
+    data: bytes = to_stream_response(as_proto(frame)).SerializeToString()
     return data
 
 

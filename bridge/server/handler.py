@@ -24,6 +24,7 @@ and publishes ``canceled``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
@@ -60,6 +61,7 @@ from trpc_bridge.codecs.encoding import (
     RunTarget,
     StreamFrame,
     UnaryEncoding,
+    as_proto,
     select_encoding,
     stream_encoding,
 )
@@ -104,6 +106,11 @@ class _UnaryRun:
         return []
 
 
+#: ``ServerCallContext.state`` key a door sets when it takes :class:`TextDelta` frames
+#: from :meth:`BridgeRequestHandler.stream_batches` (``jsonrpc03``).
+TEXT_DELTAS = "trpc_bridge.text_deltas"
+
+
 @dataclass(frozen=True)
 class _Call:
     """One message call, prepared: what the agent is asked and how to answer."""
@@ -114,6 +121,8 @@ class _Call:
     encoding_request: EncodingRequest
     #: The parked task (waiting for input) this message continues; None: a new task.
     resumed: LiveTask | None = None
+    #: The door takes :class:`TextDelta` frames (see :data:`TEXT_DELTAS`).
+    text_deltas: bool = False
 
 
 class BridgeRequestHandler(PushConfigRequests, RequestHandler):
@@ -171,7 +180,8 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             wire=wire_version(context),
             part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
         )
-        return _Call(request, user_message, caller, negotiated, resumed)
+        text_deltas = bool(context.state.get(TEXT_DELTAS))
+        return _Call(request, user_message, caller, negotiated, resumed, text_deltas)
 
     def _live(self, task_id: str, call: _Call) -> LiveTask:
         if call.resumed is not None:  # the follow-up joins the parked task's history
@@ -199,6 +209,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             context_id=call.message.context_id,
             options=self.options.encode,
             wire=call.encoding_request.wire,
+            text_deltas=call.text_deltas,
         )
 
     # --- message/send -------------------------------------------------------------
@@ -282,13 +293,23 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
+        async with contextlib.aclosing(self.stream_batches(params, context)) as batches:
+            async for batch in batches:
+                for frame in batch:
+                    yield as_proto(frame)
+
+    async def stream_batches(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncGenerator[list[StreamFrame]]:
+        """``message/stream`` as lists of the frames ready at once, for a door that writes
+        each list in one go (``jsonrpc03``); closing it stops the run as a disconnect does."""
         call = await self._prepare(params, context)
         task_id = call.resumed.task_id if call.resumed else new_id("task")
         live, subscriber = await self._start_streamed(params, call, task_id, subscribe=True)
         assert subscriber is not None
         try:
-            while (frame := await subscriber.next()) is not None:
-                yield frame
+            while (batch := await subscriber.next_batch()) is not None:
+                yield batch
         finally:
             live.unsubscribe(subscriber)
             # The requester left before the end and nobody else listens: stop the agent.
@@ -309,7 +330,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         try:
             yield snapshot
             while (frame := await subscriber.next()) is not None:
-                yield frame
+                yield as_proto(frame)
         finally:
             live.unsubscribe(subscriber)
             self.registry.release(live)  # a parked task nobody else uses

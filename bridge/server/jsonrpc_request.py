@@ -11,7 +11,8 @@ the body                                               answer
 =====================================================  ==========================================
 not UTF-8, not JSON, NaN, nested too deep to parse     ``-32700`` Parse error, ``id`` null
 not an object, a batch, ``jsonrpc`` ≠ "2.0", bad       ``-32600`` Invalid Request (``id`` null
-``id`` / ``method`` / ``params`` type                  unless the ``id`` itself was valid)
+``id`` / ``method`` / ``params`` type, a member        unless the ``id`` itself was valid)
+other than those four
 no ``id`` (a notification), otherwise valid            no answer at all (HTTP 204): every A2A
                                                        method needs its result, none is run
 unknown method                                         ``-32601`` Method not found
@@ -69,6 +70,7 @@ _V03_TO_CORE: dict[str, Any] = {
 }
 #: 1.0 methods whose params may be left out (everything in them is optional).
 _PARAMS_OPTIONAL = frozenset({"ListTasks", "GetExtendedAgentCard"})
+_ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 _SHOWN = 120  # characters of a client's value quoted back in a message
 
 RequestId = str | int | None
@@ -161,6 +163,14 @@ def _envelope(document: dict[str, Any]) -> tuple[RequestId, str] | JsonRpcFault:
     if not isinstance(method, str) or not method:
         return JsonRpcFault(
             INVALID_REQUEST, "Invalid Request: 'method' must be a non-empty string", request_id
+        )
+    unknown = sorted(set(document) - _ENVELOPE)
+    if unknown:  # a2a-sdk's dispatcher refuses them too, for every method
+        return JsonRpcFault(
+            INVALID_REQUEST,
+            f"Invalid Request: unknown member {shown(unknown[0])} (a request has only "
+            "jsonrpc, id, method and params)",
+            request_id,
         )
     params = document.get("params", {})
     if not isinstance(params, dict | list):

@@ -32,7 +32,7 @@ from a2a.types import TaskPushNotificationConfig, TaskStatusUpdateEvent
 from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.encoding import StreamFrame, as_proto
 from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.states import TERMINAL_STATES
 
@@ -85,7 +85,7 @@ class PushDelivery:
             return
         sequence = self._sequence.get(task_id, 0) + 1
         self._sequence[task_id] = sequence
-        payload = MessageToDict(to_stream_response(frame))
+        payload = MessageToDict(to_stream_response(as_proto(frame)))
         self._queues.setdefault(task_id, deque()).append((f"{task_id}:{sequence}", payload))
         if isinstance(frame, TaskStatusUpdateEvent) and frame.status.state in TERMINAL_STATES:
             self._ended.add(task_id)  # forgotten once its last update is out

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from a2a.types import TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.text_delta import TextDelta
 
 #: Frames a subscriber may hold before deltas start to be merged: trpc-agent-go's own
 #: subscriber buffer size (docs/wire-spec.md §7.12). A consumer within that lag sees
@@ -27,12 +28,16 @@ DEFAULT_COALESCE_AFTER = 1024
 
 
 def _single_text(frame: StreamFrame) -> bool:
-    return (
+    return isinstance(frame, TextDelta) or (
         isinstance(frame, TaskArtifactUpdateEvent)
         and not frame.last_chunk
         and len(frame.artifact.parts) == 1
         and frame.artifact.parts[0].WhichOneof("content") == "text"
     )
+
+
+def _text(frame: TextDelta | TaskArtifactUpdateEvent) -> str:
+    return frame.text if isinstance(frame, TextDelta) else frame.artifact.parts[0].text
 
 
 @dataclass
@@ -41,11 +46,15 @@ class _Pending:
     #: Text pieces of a coalescible delta; joined when the frame is delivered.
     texts: list[str] | None = field(default=None)
 
-    def continues_with(self, frame: TaskArtifactUpdateEvent) -> bool:
+    def continues_with(self, frame: TextDelta | TaskArtifactUpdateEvent) -> bool:
         mine = self.frame
+        if self.texts is None:
+            return False
+        if isinstance(mine, TextDelta) and isinstance(frame, TextDelta):
+            return mine.continued_by(frame)
         return (
-            self.texts is not None
-            and isinstance(mine, TaskArtifactUpdateEvent)
+            isinstance(mine, TaskArtifactUpdateEvent)
+            and isinstance(frame, TaskArtifactUpdateEvent)
             and frame.append
             and frame.artifact.artifact_id == mine.artifact.artifact_id
             and frame.metadata == mine.metadata
@@ -55,6 +64,8 @@ class _Pending:
     def materialise(self) -> StreamFrame:
         if self.texts is None or len(self.texts) == 1:
             return self.frame
+        if isinstance(self.frame, TextDelta):
+            return self.frame._replace(text="".join(self.texts))
         merged = TaskArtifactUpdateEvent()
         merged.CopyFrom(self.frame)  # the original is shared with other subscribers
         merged.artifact.parts[0].text = "".join(self.texts)
@@ -76,14 +87,14 @@ class Subscriber:
         if self._closed:
             return
         if _single_text(frame):
-            assert isinstance(frame, TaskArtifactUpdateEvent)
+            assert isinstance(frame, TextDelta | TaskArtifactUpdateEvent)
             if len(self._items) > self._coalesce_after and self._items[-1].continues_with(frame):
                 texts = self._items[-1].texts
                 assert texts is not None
-                texts.append(frame.artifact.parts[0].text)
+                texts.append(_text(frame))
                 self.coalesced += 1
                 return
-            self._items.append(_Pending(frame, [frame.artifact.parts[0].text]))
+            self._items.append(_Pending(frame, [_text(frame)]))
         else:
             self._items.append(_Pending(frame))
         self._ready.set()
@@ -96,11 +107,26 @@ class Subscriber:
     def __len__(self) -> int:
         return len(self._items)
 
-    async def next(self) -> StreamFrame | None:
-        """The next frame, or ``None`` once closed and drained."""
+    async def _wait(self) -> bool:
+        """Until something is buffered (``True``) or it is closed and drained."""
         while not self._items:
             if self._closed:
-                return None
+                return False
             self._ready.clear()
             await self._ready.wait()
+        return True
+
+    async def next(self) -> StreamFrame | None:
+        """The next frame, or ``None`` once closed and drained."""
+        if not await self._wait():
+            return None
         return self._items.popleft().materialise()
+
+    async def next_batch(self) -> list[StreamFrame] | None:
+        """Every frame buffered now (at least one), or ``None`` once closed and drained:
+        a writer that sends them at once pays its per-write costs once per batch."""
+        if not await self._wait():
+            return None
+        items = self._items
+        self._items = deque()
+        return [item.materialise() for item in items]

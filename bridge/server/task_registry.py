@@ -54,6 +54,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Events a producer handles before it lets the event loop run others: writers then send
+#: what is buffered in batches of about this size (one write each), other requests are
+#: served in between, and the agent's pace is not otherwise affected.
+YIELD_EVERY = 64
+
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
 #: Sees every frame of every live task (push delivery): ``(task_id, frame)``.
@@ -150,11 +155,18 @@ class LiveTask:
         try:
             try:
                 async with contextlib.aclosing(events):
+                    since_yield = 0
                     async for event in events:
                         for frame in encoder.encode(event):
                             await self._emit(frame)
                         if encoder.done:
                             break
+                        since_yield += 1
+                        if since_yield == YIELD_EVERY:
+                            # An agent that never awaits would otherwise produce its whole
+                            # run before any writer (or other request) gets the loop.
+                            since_yield = 0
+                            await asyncio.sleep(0)
                 for frame in encoder.close():
                     await self._emit(frame)
             except asyncio.CancelledError:  # tasks/cancel, the only listener left, shutdown

@@ -49,8 +49,8 @@ type scenario struct {
 
 func strp(s string) *string { return &s }
 
-func longChunks() []string {
-	out := make([]string, 1000)
+func longChunks(n int) []string {
+	out := make([]string, n)
 	for i := range out {
 		out[i] = fmt.Sprintf("t%d ", i)
 	}
@@ -131,7 +131,12 @@ var scenarios = map[string]scenario{
 	"long": {
 		Name:        "long",
 		Description: `1000 chunks "t0 " .. "t999 " under one response id`,
-		Turns:       []turn{{ID: "chatcmpl-long-1", Content: longChunks()}},
+		Turns:       []turn{{ID: "chatcmpl-long-1", Content: longChunks(1000)}},
+	},
+	"long10k": {
+		Name:        "long10k",
+		Description: `10000 chunks "t0 " .. "t9999 " under one response id (benchmarks)`,
+		Turns:       []turn{{ID: "chatcmpl-long-1", Content: longChunks(10000)}},
 	},
 	"unicode": {
 		Name:        "unicode",

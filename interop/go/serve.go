@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"trpc.group/trpc-go/trpc-a2a-go/taskmanager"
 	a2aserver "trpc.group/trpc-go/trpc-agent-go/server/a2a"
 )
 
@@ -50,6 +51,18 @@ func requestLogger(next http.Handler) http.Handler {
 	})
 }
 
+// blockingTaskManager is trpc-a2a-go's default memory task manager with
+// blocking subscriber sends: with the default (non-blocking) send, a producer
+// that outruns the HTTP writer by 1024 events aborts the stream ("event queue is
+// full or closed"), which an unthrottled 10,000-delta stream always does.
+func blockingTaskManager(processor taskmanager.MessageProcessor) taskmanager.TaskManager {
+	manager, err := taskmanager.NewMemoryTaskManager(processor, taskmanager.WithTaskSubscriberBlockingSend(true))
+	if err != nil {
+		panic(err) // only for a nil processor, which a2aserver.New never passes
+	}
+	return manager
+}
+
 func cmdServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	scenario := fs.String("scenario", "text", "scenario name")
@@ -58,6 +71,8 @@ func cmdServe(args []string) error {
 	structured := fs.Bool("structured-errors", false, "enable structured task errors (failed status)")
 	name := fs.String("name", "weather-agent", "agent (card) name")
 	chunkDelay := fs.Duration("chunk-delay", 5*time.Millisecond, "delay before each scripted model response")
+	blocking := fs.Bool("blocking-send", false, "task subscribers wait for a slow writer instead of failing the "+
+		"stream when their 1024-event queue is full (trpc-a2a-go's TaskSubscriberBlockingSend)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,11 +88,18 @@ func cmdServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := a2aserver.New(
-		a2aserver.WithHost("http://"+actual+"/"),
+	if _, err := installOTLPTracing(); err != nil {
+		return fmt.Errorf("otlp tracing: %w", err)
+	}
+	opts := []a2aserver.Option{
+		a2aserver.WithHost("http://" + actual + "/"),
 		a2aserver.WithAgent(ag, true),
 		a2aserver.WithStructuredTaskErrors(*structured),
-	)
+	}
+	if *blocking {
+		opts = append(opts, a2aserver.WithTaskManagerBuilder(blockingTaskManager))
+	}
+	srv, err := a2aserver.New(opts...)
 	if err != nil {
 		return fmt.Errorf("a2a server: %w", err)
 	}

@@ -136,6 +136,15 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
         200,
         _error(-32600, "Invalid Request: 'params' must be an object"),
     ),
+    "unknown envelope member": (
+        {"json": _rpc("message/send", {"message": _msg()}, extra=1)},
+        200,
+        _error(
+            -32600,
+            "Invalid Request: unknown member 'extra' (a request has only jsonrpc, id, method"
+            " and params)",
+        ),
+    ),
     # --- a notification: no answer at all ---
     "notification (0.3)": (
         {"json": {"jsonrpc": "2.0", "method": "tasks/cancel", "params": {"id": "x"}}},

@@ -38,8 +38,10 @@ from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
     EncodingRequest,
+    ProtoFrame,
     RunTarget,
     StreamFrame,
+    as_proto,
     select_encoding,
 )
 from trpc_bridge.codecs.trpc_encode import final_artifact_update
@@ -72,7 +74,8 @@ def events_of(vector: dict[str, Any]) -> list[AgentEvent]:
     return [AgentEvent.model_validate(e) for e in vector["input"]]
 
 
-def render_03(obj: StreamFrame | Task) -> dict[str, Any]:
+def render_03(frame: StreamFrame | Task) -> dict[str, Any]:
+    obj = frame if isinstance(frame, Task) else as_proto(frame)
     if isinstance(obj, Task):
         compat: Any = conversions.to_compat_task(obj)
     elif isinstance(obj, Message):
@@ -82,8 +85,8 @@ def render_03(obj: StreamFrame | Task) -> dict[str, Any]:
     return compat.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
 
 
-def render_10(obj: StreamFrame) -> dict[str, Any]:
-    response: StreamResponse = to_stream_response(obj)
+def render_10(frame: StreamFrame) -> dict[str, Any]:
+    response: StreamResponse = to_stream_response(as_proto(frame))
     rendered: dict[str, Any] = MessageToDict(response)
     return rendered
 
@@ -194,14 +197,14 @@ def strip_append_continuations(frames: list[dict[str, Any]], vector: dict[str, A
             seen.add(artifact_id)
 
 
-def run_stream(vector: dict[str, Any]) -> list[StreamFrame]:
+def run_stream(vector: dict[str, Any]) -> list[ProtoFrame]:
     encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
     frames: list[StreamFrame] = []
     for event in events_of(vector):
         frames.extend(encoder.encode(event))
     if vector.get("close"):
         frames.extend(encoder.close())
-    return frames
+    return [as_proto(frame) for frame in frames]
 
 
 @pytest.mark.parametrize("path", ENCODE_VECTORS, ids=[p.stem for p in ENCODE_VECTORS])

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,11 +139,14 @@ def _read_url(proc: subprocess.Popen[str], lines: list[str], timeout: float = 12
 
 
 @contextlib.contextmanager
-def running(cmd: list[str], *, cwd: Path | None = None) -> Iterator[Process]:
+def running(
+    cmd: list[str], env: Mapping[str, str] | None = None, *, cwd: Path | None = None
+) -> Iterator[Process]:
     """Run ``cmd`` (a server that binds port 0 and reports its URL on stdout: no port
-    races); stop it on exit. The start-up bound is generous: a loaded CI machine takes
-    tens of seconds to import a Python server (liveness, not speed)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    races), with ``env`` added to this process's environment; stop it on exit. The
+    start-up bound is generous: a loaded CI machine takes tens of seconds to import a
+    Python server (liveness, not speed)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd
     )
@@ -166,19 +169,38 @@ def stop(proc: subprocess.Popen[str]) -> None:
 
 
 @contextlib.contextmanager
-def go_server(scenario: str, *, chunk_delay: str = "0s") -> Iterator[Process]:
+def go_server(
+    scenario: str,
+    *,
+    chunk_delay: str = "0s",
+    extra: list[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[Process]:
     cmd = [str(GOPEER), "serve", "--scenario", scenario, "--addr", "127.0.0.1:0"]
-    cmd += ["--structured-errors", "--chunk-delay", chunk_delay]
-    with running(cmd) as process:
+    cmd += ["--structured-errors", "--chunk-delay", chunk_delay, *(extra or [])]
+    with running(cmd, env) as process:
         yield process
 
 
 @contextlib.contextmanager
-def bridge_server(agent: str, *, extra: list[str] | None = None) -> Iterator[Process]:
+def bridge_server(
+    agent: str, *, extra: list[str] | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[Process]:
     """``trpc-bridge serve`` in its own process, as a user would run it."""
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
     cmd += ["--port", "0", "--grpc-port", "0", *(extra or [])]
-    with running(cmd) as process:
+    with running(cmd, env) as process:
+        yield process
+
+
+@contextlib.contextmanager
+def bridge_proxy(
+    upstream: str, *, grpc: bool = True, env: Mapping[str, str] | None = None
+) -> Iterator[Process]:
+    """``trpc-bridge proxy --upstream`` in its own process (tracing as ``env`` sets it)."""
+    cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0"]
+    cmd += ["--grpc-port", "0" if grpc else "-1"]
+    with running(cmd, env) as process:
         yield process
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from peers import TRPC_BRIDGE, bridge_server, go_server, running, stop
+from peers import bridge_proxy, bridge_server, go_server, stop
 
 SCENARIOS = [
     "text",
@@ -93,11 +93,10 @@ def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "scenario", [pytest.param(s, marks=pytest.mark.cell(s, "agui proxy=go")) for s in SCENARIOS]
 )
 def test_proxy_agui_matches_trpc_agent_go(gopeer: Path, scenario: str) -> None:
-    proxy_cmd = [str(TRPC_BRIDGE), "proxy", "--port", "0", "--grpc-port", "-1"]
     with go_server(scenario) as upstream:
         with go_agui(gopeer, upstream.url) as go_url:
             go = run_sse(go_url)
-        with running([*proxy_cmd, "--upstream", upstream.url]) as proxy:
+        with bridge_proxy(upstream.url, grpc=False) as proxy:
             ours = run_sse(f"{proxy.url}agui")
     assert comparable(ours) == comparable(go)
 

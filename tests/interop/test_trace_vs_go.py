@@ -11,24 +11,15 @@ per span on stderr, which the harness collects like any other JSON log line.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from peers import (
-    TRPC_BRIDGE,
-    Process,
-    bridge_server,
-    go_call,
-    go_server,
-    running,
-)
+from peers import TRPC_BRIDGE, bridge_proxy, bridge_server, go_call, go_server
 
 _CONSOLE_TRACING = {"OTEL_TRACES_EXPORTER": "console"}
 
@@ -86,21 +77,13 @@ def test_bridge_client_trace_reaches_trpc_agent_go(gopeer: Path) -> None:
     assert all(json.loads(line) for line in result.stdout.splitlines())
 
 
-@contextlib.contextmanager
-def _proxy(upstream: str) -> Iterator[Process]:
-    """``trpc-bridge proxy`` in its own process (tracing as set in the environment)."""
-    cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0", "--grpc-port", "0"]
-    with running(cmd) as process:
-        yield process
-
-
 @pytest.mark.cell("trace", "go→proxy→go")
 def test_go_to_go_through_the_proxy_is_one_trace(
     gopeer: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name, value in _CONSOLE_TRACING.items():
         monkeypatch.setenv(name, value)
-    with go_server("text") as upstream, _proxy(upstream.url) as proxy:
+    with go_server("text") as upstream, bridge_proxy(upstream.url) as proxy:
         result = go_call(proxy.url, "hello", stream=True)
         assert result.returncode == 0, result.logs
         [go_trace] = [log for log in result.logs if log.get("log") == "trace"]
@@ -125,7 +108,10 @@ def test_bridge_call_proxy_serve_is_one_trace(
     """call → proxy → serve, all bridge processes; the first hop over each transport."""
     for name, value in _CONSOLE_TRACING.items():
         monkeypatch.setenv(name, value)
-    with bridge_server("trpc_bridge.agents.scenarios:tool") as agent, _proxy(agent.url) as proxy:
+    with (
+        bridge_server("trpc_bridge.agents.scenarios:tool") as agent,
+        bridge_proxy(agent.url) as proxy,
+    ):
         result = subprocess.run(
             [str(TRPC_BRIDGE), "call", proxy.url, "weather?", "--json", "--transport", transport],
             capture_output=True,

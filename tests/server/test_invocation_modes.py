@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import pytest
 from a2a.client.client import Client
 from a2a.types import (
@@ -36,13 +38,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.http_listener import serving
 from trpc_bridge.server.push_delivery import NOTIFICATION_ID_HEADER, RetryPolicy
 from trpc_bridge.server.push_policy import PushPolicy
 
-from .helpers import as_user, sdk_client
+from .helpers import as_user, go_message, jsonrpc, sdk_client
 
 TRANSPORTS_1_0 = ["jsonrpc-1.0", "rest-1.0", "grpc-1.0"]
 TOKEN = "Bearer s3cret"
@@ -265,3 +268,37 @@ async def test_webhooks_on_internal_addresses_are_refused() -> None:
             with pytest.raises(InvalidParamsError):
                 await client.create_task_push_notification_config(config, context=as_user("alice"))
     assert not await PushPolicy().allows("http://localhost:9/hook")  # resolves to loopback
+
+
+async def test_push_from_a_0_3_stream_carries_every_delta() -> None:
+    """A 0.3 ``message/stream`` (the bridge's own route, whose deltas are not protobuf
+    until someone needs them) with an inline webhook: the webhook gets every delta."""
+    options = ServerOptions(push_policy=PushPolicy(allow_loopback=True), grpc_port=None)
+    agent = ScenarioAgent("long", SCRIPTS["long"])
+    async with (
+        BridgeServer(agent, options) as server,
+        webhook() as hook,
+        httpx.AsyncClient(base_url=server.base_url) as http,
+    ):
+        config = {"url": hook.url, "token": "tok-1"}
+        params = {"message": go_message("hi"), "configuration": {"pushNotificationConfig": config}}
+        streamed = await http.post("/", json=jsonrpc("message/stream", params))
+        await wait_for(lambda: "TASK_STATE_COMPLETED" in hook.states())
+    texts = [
+        part["text"]
+        for body in hook.unique().values()
+        for part in body.get("artifactUpdate", {}).get("artifact", {}).get("parts", [])
+        if "text" in part
+    ]
+    assert "".join(texts) == "".join(_streamed_texts(streamed.text))
+    assert len(texts) >= 1000
+
+
+def _streamed_texts(sse: str) -> list[str]:
+    texts = []
+    for line in sse.splitlines():
+        if line.startswith("data:"):
+            result = json.loads(line[5:])["result"]
+            if result.get("kind") == "artifact-update":
+                texts += [p["text"] for p in result["artifact"]["parts"] if p.get("text")]
+    return texts

@@ -50,8 +50,18 @@ def _flatten(frames: list[StreamFrame]) -> list[tuple[str, str]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(_script, st.integers(0, 4))
-def test_output_is_the_input_merged(script: list[tuple[tuple[object, ...], int]], lag: int) -> None:
+@given(_script, st.integers(0, 4), st.booleans())
+def test_output_is_the_input_merged(
+    script: list[tuple[tuple[object, ...], int]], lag: int, batches: bool
+) -> None:
+    """Read frame by frame (``next``) or all that is buffered at once (``next_batch``)."""
+
+    async def read(subscriber: Subscriber) -> list[StreamFrame] | None:
+        if batches:
+            return await subscriber.next_batch()
+        item = await subscriber.next()
+        return None if item is None else [item]
+
     async def run() -> tuple[list[StreamFrame], list[StreamFrame]]:
         subscriber = Subscriber(coalesce_after=lag)
         sent: list[StreamFrame] = []
@@ -60,13 +70,15 @@ def test_output_is_the_input_merged(script: list[tuple[tuple[object, ...], int]]
             frame = _frame(spec)
             sent.append(frame)
             subscriber.push(frame)
-            for _ in range(min(reads, len(subscriber))):
-                item = await subscriber.next()
-                assert item is not None
-                received.append(item)
+            for _ in range(reads):
+                if not len(subscriber):
+                    break
+                items = await read(subscriber)
+                assert items
+                received.extend(items)
         subscriber.close()
-        while (item := await subscriber.next()) is not None:
-            received.append(item)
+        while (items := await read(subscriber)) is not None:
+            received.extend(items)
         return sent, received
 
     sent, received = asyncio.run(run())

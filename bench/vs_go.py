@@ -1,0 +1,320 @@
+"""The bridge against trpc-agent-go itself: the same scenarios on both servers, one run.
+
+Servers (each its own process, started the way users start them; the Go peer is built
+from ``interop/go`` first):
+
+- go: ``gopeer serve --scenario S --chunk-delay 0 --blocking-send`` (trpc-agent-go's A2A
+  server around an ``llmagent`` with a scripted model; blocking sends because trpc's
+  default fails any stream whose writer falls 1,024 events behind, which an unthrottled
+  10,000-delta stream always does);
+- bridge: ``trpc-bridge serve --agent trpc_bridge.agents.scenarios:S`` (the Python twin, which
+  puts the same frames on the wire: the interop matrix checks that).
+
+Three configurations: ``plain``; ``tracing`` (both servers export their spans over
+OTLP/HTTP to a sink in this process, and the client sends a ``traceparent``); ``proxy``
+(``trpc-bridge proxy`` in front of the Go server against the Go server alone: what a Go
+agent pays for the bridge's extra transports).
+
+Workloads, over A2A 0.3 JSON-RPC on loopback, read by ``_rawhttp`` (a client that costs
+next to nothing per frame, identical for both servers): ``message/stream`` of 1,000 and
+10,000 deltas (``long``, ``long10k``), the ``tool`` scenario streamed, ``message/send`` of
+``text``, and N concurrent 1,000-delta streams. Go and bridge alternate round by round;
+a rate ratio is the median of the per-round bridge/Go ratios (min-max printed: the machine is
+shared, the spread is the noise).
+
+Printed per workload: events/s (a stream's events are the Go server's frames per request;
+requests/s for unary), time to first event (first byte for unary) p50/p99, and server CPU
+seconds per 1,000 events (utime + stime from ``/proc/<pid>/stat`` of the server process,
+all threads, summed over the rounds: one round is only a few 10 ms ticks).
+
+Run: ``make bench`` or ``.venv/bin/python bench/vs_go.py [--rounds 5] [--configs plain]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
+from _rawhttp import Exchange, OtlpSink, exchange, request_bytes
+from peers import Process, bridge_proxy, bridge_server, build_gopeer, go_available, go_server
+
+from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+
+CONFIGS = ("plain", "tracing", "proxy")
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    scenario: str
+    #: Requests per round per server.
+    requests: int
+    stream: bool = True
+    #: Requests in flight at once (a round is one batch of ``requests``).
+    concurrency: int = 1
+
+
+def workloads(concurrency: int) -> list[Workload]:
+    return [
+        Workload("stream 1k deltas", "long", 6),
+        Workload("stream 10k deltas", "long10k", 1),
+        Workload("stream tool", "tool", 20),
+        Workload("unary message/send", "text", 60, stream=False),
+        Workload(f"{concurrency} streams x 1k at once", "long", concurrency, True, concurrency),
+    ]
+
+
+@dataclass
+class Round:
+    seconds: float
+    frames: int
+    requests: int
+    cpu: float
+    first_events: list[float]
+
+
+@dataclass
+class Series:
+    rounds: list[Round] = field(default_factory=list)
+
+    def rate(self, r: Round, per_request: int) -> float:
+        return r.requests * per_request / r.seconds
+
+    def cpu_per_1k(self, per_request: int) -> float:
+        """CPU seconds per 1,000 units, over all rounds (a round alone is a few ticks)."""
+        units = sum(r.requests for r in self.rounds) * per_request
+        return sum(r.cpu for r in self.rounds) / units * 1000
+
+    def first_events(self) -> list[float]:
+        return [t for r in self.rounds for t in r.first_events]
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of every thread of ``pid`` so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def body(method: str, index: int) -> bytes:
+    message = {
+        "kind": "message",
+        "messageId": f"bench-{index}",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "hi"}],
+        # What trpc-agent-go's own client sends: the rich (trpc) encoding on both servers.
+        "metadata": {"interaction_spec_version": INTERACTION_SPEC_VERSION},
+    }
+    rpc = {"jsonrpc": "2.0", "id": index, "method": method, "params": {"message": message}}
+    return json.dumps(rpc).encode()
+
+
+def check(result: Exchange, workload: Workload, side: str) -> None:
+    ok = b'"completed"' in result.tail if workload.stream else b'"result"' in result.head
+    if not ok:
+        raise RuntimeError(f"{side} {workload.name}: bad response ending {result.tail[-300:]!r}")
+
+
+async def one_round(url: str, pid: int, workload: Workload, headers: dict[str, str]) -> Round:
+    method = "message/stream" if workload.stream else "message/send"
+    requests = [request_bytes(url, body(method, i), headers) for i in range(workload.requests)]
+    cpu = cpu_seconds(pid)
+    start = time.perf_counter()
+    results: list[Exchange] = []
+    if workload.concurrency > 1:
+        results = list(await asyncio.gather(*(exchange(url, r) for r in requests)))
+    else:
+        for request in requests:
+            results.append(await exchange(url, request))
+    seconds = time.perf_counter() - start
+    cpu = cpu_seconds(pid) - cpu
+    for result in results:
+        check(result, workload, url)
+    frames = sum(r.frames for r in results)
+    return Round(seconds, frames, len(results), cpu, [r.first_event for r in results])
+
+
+@dataclass
+class Pair:
+    """The Go server and the bridge side (serve, or proxy over that Go server); with
+    tracing, also the bridge without it (``untraced``: the cost of tracing, paired)."""
+
+    go: Process
+    bridge: Process
+    untraced: Process | None = None
+
+
+@contextlib.contextmanager
+def servers(config: str, scenario: str, env: dict[str, str]) -> Iterator[Pair]:
+    # Blocking sends: trpc's default fails a stream whose writer lags 1,024 events behind
+    # its producer, which an unthrottled 10k-delta stream always does.
+    with go_server(scenario, env=env, extra=["--blocking-send"]) as go:
+        if config == "proxy":
+            with bridge_proxy(go.url, env=env) as proxy:
+                yield Pair(go, proxy)
+        elif config == "tracing":
+            agent = f"trpc_bridge.agents.scenarios:{scenario}"
+            with bridge_server(agent, env=env) as bridge, bridge_server(agent) as untraced:
+                yield Pair(go, bridge, untraced)
+        else:
+            with bridge_server(f"trpc_bridge.agents.scenarios:{scenario}", env=env) as bridge:
+                yield Pair(go, bridge)
+
+
+def _ms(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
+
+
+def report(workload: Workload, go: Series, bridge: Series) -> dict[str, float]:
+    """Print one workload's figures; return the bridge/go ratios (rate, cpu).
+
+    A stream's unit is an agent event: the Go server's SSE frames per request (the bridge
+    may put fewer frames on the wire when it coalesces deltas for a lagging reader)."""
+    sides = (go, bridge)
+    frames = [s.rounds[0].frames // s.rounds[0].requests for s in sides]
+    per_request = frames[0] if workload.stream else 1
+    pairs = list(zip(go.rounds, bridge.rounds, strict=True))
+    ratios = [bridge.rate(b, per_request) / go.rate(g, per_request) for g, b in pairs]
+    rates = [statistics.median(s.rate(r, per_request) for r in s.rounds) for s in sides]
+    cpus = [s.cpu_per_1k(per_request) for s in sides]
+    ratio, cpu_ratio = statistics.median(ratios), cpus[1] / cpus[0]
+    unit = "events/s" if workload.stream else "req/s"
+    print(
+        f"  {workload.name}"
+        + (
+            f" ({frames[0]} / {frames[1]} frames per request, go / bridge)"
+            if workload.stream
+            else ""
+        )
+    )
+    print(
+        f"    {unit:9} go {rates[0]:9.0f}  bridge {rates[1]:9.0f}  bridge/go {ratio:5.2f}"
+        f"  (rounds {min(ratios):.2f}-{max(ratios):.2f})"
+    )
+    firsts = [s.first_events() for s in sides]
+    p50, p99 = [_ms(f, 0.5) for f in firsts], [_ms(f, 0.99) for f in firsts]
+    print(
+        f"    {'first event' if workload.stream else 'first byte '} p50 go {p50[0]:6.2f} ms  "
+        f"bridge {p50[1]:6.2f} ms ({p50[1] / p50[0]:.2f}x);  p99 go {p99[0]:6.2f} ms  "
+        f"bridge {p99[1]:6.2f} ms ({p99[1] / p99[0]:.2f}x)  [{len(firsts[0])} samples]"
+    )
+    per = "1k events" if workload.stream else "1k requests"
+    print(f"    CPU s per {per}: go {cpus[0]:.4f}  bridge {cpus[1]:.4f}  bridge/go {cpu_ratio:.2f}")
+    return {"rate": ratio, "cpu": cpu_ratio}
+
+
+async def run_config(
+    config: str, cases: list[Workload], rounds: int
+) -> dict[str, dict[str, float]]:
+    titles = {
+        "plain": "trpc-bridge serve vs gopeer serve",
+        "tracing": "both tracing, OTLP/HTTP to a local sink; traceparent sent",
+        "proxy": "trpc-bridge proxy -> gopeer serve vs gopeer serve (CPU: the proxy's own)",
+    }
+    print(f"== {config}: {titles[config]}")
+    ratios: dict[str, dict[str, float]] = {}
+    headers = {"traceparent": TRACEPARENT} if config == "tracing" else {}
+    async with OtlpSink() as sink:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.endpoint} if config == "tracing" else {}
+        for scenario in dict.fromkeys(w.scenario for w in cases):
+            mine = [w for w in cases if w.scenario == scenario]
+            with servers(config, scenario, env) as pair:
+                sides = {"go": pair.go, "bridge": pair.bridge}
+                if pair.untraced is not None:
+                    sides["untraced"] = pair.untraced
+                series = {(w.name, side): Series() for w in mine for side in sides}
+                for workload in mine:  # warm-up: imports, connection pools, caches
+                    for process in sides.values():
+                        await one_round(process.url, process.proc.pid, workload, headers)
+                for index in range(rounds):
+                    for workload in mine:
+                        order = list(sides.items())
+                        for side, process in order if index % 2 == 0 else order[::-1]:
+                            round_ = await one_round(
+                                process.url, process.proc.pid, workload, headers
+                            )
+                            series[workload.name, side].rounds.append(round_)
+                for workload in mine:
+                    go, bridge = series[workload.name, "go"], series[workload.name, "bridge"]
+                    ratios[workload.name] = report(workload, go, bridge)
+                    if pair.untraced is not None:
+                        off = series[workload.name, "untraced"]
+                        ratios[workload.name] |= tracing_cost(workload, go, off, bridge)
+        if config == "tracing":
+            await asyncio.sleep(6)  # both batch span processors flush every 5 s
+            print(f"  OTLP sink: {sink.exports} exports, {sink.bytes / 1024:.0f} KiB received")
+    return ratios
+
+
+def tracing_cost(workload: Workload, go: Series, off: Series, on: Series) -> dict[str, float]:
+    """Print and return the bridge's own cost of tracing (on/off, rounds paired): rate
+    and CPU per unit."""
+    per_request = go.rounds[0].frames // go.rounds[0].requests if workload.stream else 1
+    pairs = list(zip(off.rounds, on.rounds, strict=True))
+    rate = statistics.median(on.rate(b, per_request) / off.rate(a, per_request) for a, b in pairs)
+    cpu = on.cpu_per_1k(per_request) / off.cpu_per_1k(per_request)
+    print(
+        f"    bridge tracing on/off: rate {rate:.2f}, CPU per unit {cpu:.2f} "
+        f"(untraced bridge {off.cpu_per_1k(per_request):.4f} CPU s per 1k)"
+    )
+    return {"traced_rate": rate, "traced_cpu": cpu}
+
+
+def targets(plain: dict[str, dict[str, float]]) -> None:
+    print("== targets (plain configuration)")
+    for name in ("stream 1k deltas", "stream 10k deltas"):
+        rate, cpu = plain[name]["rate"], plain[name]["cpu"]
+        print(
+            f"  {name}: events/s {rate:.2f}x Go (target >= 0.5), CPU/event {cpu:.2f}x Go "
+            f"(target <= 2)  {'met' if rate >= 0.5 and cpu <= 2 else 'NOT met'}"
+        )
+    unary = plain["unary message/send"]["rate"]
+    print(
+        f"  unary: requests/s {unary:.2f}x Go (target >= 0.5)  "
+        f"{'met' if unary >= 0.5 else 'NOT met'}"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    if not go_available():
+        print("skipped: `go` is not on PATH (bench/vs_go.py builds interop/go)")
+        return
+    build_gopeer()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} CPUs, load average {load} before the run; {args.rounds} rounds")
+    cases = workloads(args.concurrency)
+    results = {}
+    for config in args.configs.split(","):
+        results[config] = await run_config(config, cases, args.rounds)
+    if "plain" in results:
+        targets(results["plain"])
+    if "tracing" in results:
+        unary = results["tracing"]["unary message/send"]
+        cost = 1 - unary["traced_rate"]
+        print(
+            f"  tracing: unary requests/s {unary['traced_rate']:.2f}x untraced (cost "
+            f"{cost:.0%}, target <= 10 %), CPU per request {unary['traced_cpu']:.2f}x  "
+            f"{'met' if cost <= 0.10 else 'NOT met'}"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
