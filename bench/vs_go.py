@@ -69,7 +69,7 @@ class Workload:
 def workloads(concurrency: int) -> list[Workload]:
     return [
         Workload("stream 1k deltas", "long", 6),
-        Workload("stream 10k deltas", "long10k", 1),
+        Workload("stream 10k deltas", "long10k", 3),
         Workload("stream tool", "tool", 20),
         Workload("unary message/send", "text", 60, stream=False),
         Workload(f"{concurrency} streams x 1k at once", "long", concurrency, True, concurrency),

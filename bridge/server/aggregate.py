@@ -84,12 +84,17 @@ class _ArtifactAcc:
         """:meth:`extend` by ``delta.to_proto()``, without building it."""
         last = self.parts[-1] if self.parts else None
         source = delta.part_metadata or None
-        if isinstance(last, _TextRun) and (
-            last.source == source if last.from_delta else last.metadata == _struct(source)
-        ):
-            last.add(delta.text)
-        else:
-            self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
+        if isinstance(last, _TextRun):
+            if last.from_delta:
+                same = last.source == source
+            elif same := last.metadata == _struct(source):
+                # A run begun by a protobuf part (an artifact's first chunk): compare its
+                # later deltas by their source too, not by building a Struct for each.
+                last.source, last.from_delta = source, True
+            if same:
+                last.add(delta.text)
+                return
+        self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
 
     def build(self) -> Artifact:
         artifact = Artifact(artifact_id=self.artifact_id)

@@ -12,12 +12,12 @@ course come out identical too.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import httpx
 import pytest
+from ordered_json import ordered_json
 from starlette.applications import Starlette
 
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
@@ -31,29 +31,18 @@ _GENERATED = re.compile(
     r"((task|ctx|msg)-)?[0-9a-f]{8}-[0-9a-f-]{27}|[0-9a-f]{32}|\d{16,}"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"
 )
-_MAPS = {"metadata", "data"}
-
-
-def _canonical(value: Any, in_map: bool = False) -> Any:
-    """JSON with object key order kept, except inside Struct-backed maps (sorted)."""
-    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
-        pairs = [(k, _canonical(v, in_map or k in _MAPS)) for k, v in value]
-        return sorted(pairs) if in_map else pairs
-    if isinstance(value, list):
-        return [_canonical(v, in_map) for v in value]
-    return value
 
 
 def _frames(body: str) -> list[Any]:
     frames = []
     for line in _GENERATED.sub("<id>", body).splitlines():
         if line.startswith("data:"):
-            frames.append(_canonical(json.loads(line[5:], object_pairs_hook=list)))
+            frames.append(ordered_json(line[5:]))
     return frames
 
 
 def _json(body: str) -> Any:
-    return _canonical(json.loads(_GENERATED.sub("<id>", body), object_pairs_hook=list))
+    return ordered_json(_GENERATED.sub("<id>", body))
 
 
 async def _both(agent: ScenarioAgent, **request: Any) -> tuple[httpx.Response, httpx.Response]:
