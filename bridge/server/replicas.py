@@ -65,6 +65,8 @@ class ReplicaMonitor:
             self._loop.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop
+        if not self.replica.id:
+            return  # never started (the store failed its check): nothing to unregister
         with contextlib.suppress(Exception):  # a store already gone: the row just ages
             await self.tables.unregister(self.replica)
 
