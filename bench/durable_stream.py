@@ -71,7 +71,8 @@ async def main() -> None:
     results: dict[str, dict[int, float]] = {}
     with stores() as urls:
         for label, url in urls:
-            options = ServerOptions(grpc_port=None, task_store=url)
+            # The journal alone: sharing frames between replicas is bench/replicas.py's.
+            options = ServerOptions(grpc_port=None, task_store=url, fanout="none")
             async with BridgeServer(agent, options) as server:
                 results[label] = await cpu_per_event(server.jsonrpc_url, label)
     base = results["memory"]
