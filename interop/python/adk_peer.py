@@ -36,7 +36,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
-from harness import client_loop, event_record, serve_all, step_index
+from harness import client_loop, event_record, run_turn, serve_all, step_index
 from scripts import SCRIPTS, Script, Step, get_weather
 
 CARD_PATH = ".well-known/agent-card.json"
@@ -119,18 +119,15 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
         sessions = InMemorySessionService()
         runner = Runner(app_name="adk-peer-client", agent=remote, session_service=sessions)
         await sessions.create_session(app_name="adk-peer-client", user_id=user, session_id=session)
-        new_message = types.Content(role="user", parts=[types.Part(text=message)])
-        events = [
-            _record(event)
-            async for event in runner.run_async(
-                user_id=user, session_id=session, new_message=new_message
-            )
-        ]
-        stored = await sessions.get_session(
-            app_name="adk-peer-client", user_id=user, session_id=session
+        return await run_turn(
+            runner,
+            sessions,
+            app_name="adk-peer-client",
+            user=user,
+            session=session,
+            new_message=types.Content(role="user", parts=[types.Part(text=message)]),
+            record=_record,
         )
-    kept = [_record(e) for e in (stored.events if stored else []) if e.author != "user"]
-    return {"events": events, "session": kept}
 
 
 def main() -> None:

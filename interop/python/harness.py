@@ -84,6 +84,29 @@ async def client_loop(call: Caller) -> None:
         print(json.dumps(answer, ensure_ascii=False, sort_keys=True), flush=True)
 
 
+async def run_turn(
+    runner: Any,
+    sessions: Any,
+    *,
+    app_name: str,
+    user: str,
+    session: str,
+    new_message: Any,
+    record: Callable[[Any], dict[str, Any]],
+) -> dict[str, Any]:
+    """One turn through a framework's ``Runner``: the events it yields and what its
+    session service kept afterwards (the caller's history), both recorded."""
+    events = [
+        record(event)
+        async for event in runner.run_async(
+            user_id=user, session_id=session, new_message=new_message
+        )
+    ]
+    stored = await sessions.get_session(app_name=app_name, user_id=user, session_id=session)
+    kept = [record(e) for e in (stored.events if stored else []) if e.author != "user"]
+    return {"events": events, "session": kept}
+
+
 # --- what both frameworks' genai-style types share (duck-typed: two different installs) --
 
 

@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from harness import client_loop, event_record, serve_all, step_index
+from harness import client_loop, event_record, run_turn, serve_all, step_index
 from scripts import SCRIPTS, Script, Step, get_weather
 from trpc_agent_sdk.agents import LlmAgent
 from trpc_agent_sdk.models import LLMModel, LlmRequest, LlmResponse
@@ -145,18 +145,15 @@ async def call(url: str, message: str, user: str, session: str, stream: bool) ->
         raise RuntimeError(f"cannot initialise TrpcRemoteA2aAgent for {url}")
     sessions = InMemorySessionService()
     runner = Runner(app_name="trpc-peer-client", agent=remote, session_service=sessions)
-    new_message = Content(role="user", parts=[Part(text=message)])
-    events = [
-        _record(event)
-        async for event in runner.run_async(
-            user_id=user, session_id=session, new_message=new_message
-        )
-    ]
-    stored = await sessions.get_session(
-        app_name="trpc-peer-client", user_id=user, session_id=session
+    return await run_turn(
+        runner,
+        sessions,
+        app_name="trpc-peer-client",
+        user=user,
+        session=session,
+        new_message=Content(role="user", parts=[Part(text=message)]),
+        record=_record,
     )
-    kept = [_record(e) for e in (stored.events if stored else []) if e.author != "user"]
-    return {"events": events, "session": kept}
 
 
 def main() -> None:
