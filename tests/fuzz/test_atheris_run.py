@@ -5,6 +5,7 @@ inputs, a memory limit, a per-input time limit; any crash fails the test with it
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,4 +57,9 @@ def test_bounded_atheris_run(tmp_path: Path) -> None:
     )
     crashes = sorted(p.name for p in tmp_path.glob("crash-*"))
     assert run.returncode == 0, (crashes, run.stderr[-4000:])
-    assert f"Done {RUNS} runs" in run.stderr
+    # libFuzzer treats -runs as a lower bound it checks between batches of mutations, so
+    # the total it prints can run past it (CI printed 41183 for 40000); fewer means the
+    # run ended early.
+    done = re.search(r"^Done (\d+) runs", run.stderr, re.MULTILINE)
+    assert done is not None, run.stderr[-4000:]
+    assert int(done.group(1)) >= RUNS
