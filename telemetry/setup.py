@@ -79,9 +79,9 @@ def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
     processors: list[SpanProcessor] = []
     for name in names:
         if name == "otlp":
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from trpc_bridge.telemetry.otlp_exporter import OtlpHttpSpanExporter
 
-            processors.append(BatchSpanProcessor(OTLPSpanExporter()))
+            processors.append(BatchSpanProcessor(OtlpHttpSpanExporter()))
         elif name == "console":
             # Unbatched, so spans show up next to the log lines they belong to; on stderr,
             # so `trpc-bridge call --json` output stays parseable; one JSON line per span,
