@@ -96,19 +96,23 @@ def invoke_agent_attributes(
 
     ``user_id`` and ``input_text`` are personal data: recorded only with ``record_content``.
     """
+    # Plain ifs, not a filtered dict: this runs for every served call.
     attributes: dict[str, AttributeValue] = {gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT}
-    optional: dict[str, str] = {
-        gen_ai.GEN_AI_AGENT_NAME: agent_name,
-        gen_ai.GEN_AI_CONVERSATION_ID: call.conversation_id,
-        A2A_TASK_ID: call.task_id,
-        A2A_TRANSPORT: call.transport,
-        A2A_PROTOCOL_VERSION: call.protocol_version,
-    }
+    if agent_name:
+        attributes[gen_ai.GEN_AI_AGENT_NAME] = agent_name
+    if call.conversation_id:
+        attributes[gen_ai.GEN_AI_CONVERSATION_ID] = call.conversation_id
+    if call.task_id:
+        attributes[A2A_TASK_ID] = call.task_id
+    if call.transport:
+        attributes[A2A_TRANSPORT] = call.transport
+    if call.protocol_version:
+        attributes[A2A_PROTOCOL_VERSION] = call.protocol_version
     if record_content:
-        optional[enduser.ENDUSER_ID] = call.user_id
+        if call.user_id:
+            attributes[enduser.ENDUSER_ID] = call.user_id
         if call.input_text:
-            optional[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(call.input_text)
-    attributes.update({key: value for key, value in optional.items() if value})
+            attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(call.input_text)
     return attributes
 
 

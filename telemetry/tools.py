@@ -48,7 +48,7 @@ class ToolSpans:
     ) -> None:
         self._enabled = tracing_enabled(tracer_provider)
         self._tools = tools
-        self._tracer = get_tracer(tracer_provider)
+        self._provider = tracer_provider
         self._parent = parent if parent is not None else otel_context.get_current()
         self._record_content = content_recording(record_content)
         self._open: dict[str, trace.Span] = {}
@@ -60,14 +60,15 @@ class ToolSpans:
             run = trace.get_current_span(self._parent)
             run.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
             run.set_status(trace.StatusCode.ERROR, event.error.message)
-        if not event.choices or not self._tools:
+        if not self._tools or not event.choices:
             return
         message = event.choices[0].message
         if message.tool_calls and not event.is_partial:
             for call in message.tool_calls:
                 self._start(call.id, call.function.name, call.function.arguments)
-        for result in event.tool_results:
-            self._finish(result.tool_id, result.content)
+        if message.is_tool_result or len(event.choices) > 1:  # most events: neither
+            for result in event.tool_results:
+                self._finish(result.tool_id, result.content)
 
     def close(self) -> None:
         """End the spans of calls that got no result (the run ended or failed first)."""
@@ -84,7 +85,8 @@ class ToolSpans:
         }
         if self._record_content:
             attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = arguments
-        span = self._tracer.start_span(
+        # The tracer is looked up at the first tool call: most runs make none.
+        span = get_tracer(self._provider).start_span(
             f"{OP_EXECUTE_TOOL} {name}", context=self._parent, attributes=attributes
         )
         previous = self._open.pop(call_id, None)

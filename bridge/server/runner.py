@@ -121,7 +121,6 @@ class AgentRunner:
         self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
-        self._record_content = record_content
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
 
     async def run(
@@ -151,7 +150,7 @@ class AgentRunner:
             tools = (
                 ToolSpans(
                     tracer_provider=self._provider,
-                    record_content=self._record_content,
+                    record_content=self._spans.record_content,  # resolved once
                     tools=not tools_run_elsewhere(self.agent),
                 )
                 if tracing_enabled(self._provider)
