@@ -15,6 +15,10 @@ another process; this one shares the server's event loop).
 a2a-sdk's own spans stay off (the bridge's default); with
 ``OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=true`` they would add dozens of spans per request.
 
+Then the OTLP encoding of the spans a traced run made: the bridge's encoder
+(``trpc_bridge.telemetry.otlp_encode``, which its OTLP exporter uses) against the SDK's
+on the same batch, checked to give the same bytes.
+
 Run: ``make bench`` (or ``.venv/bin/python bench/tracing.py``).
 """
 
@@ -29,6 +33,9 @@ from typing import Any
 
 import httpx
 from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import (
+    encode_spans as sdk_encode_spans,
+)
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
@@ -37,20 +44,50 @@ from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.client import invoke_agent_span
+from trpc_bridge.telemetry.otlp_encode import encode_spans
 from trpc_bridge.telemetry.setup import set_w3c_propagator
 
 UNARY_CALLS, DELTAS, STREAMS, ROUNDS = 300, 1_000, 3, 7
 
 
 class DropSpans(SpanExporter):
-    """Counts and forgets: the exporter's own cost is not what is measured."""
+    """Counts and forgets (the exporter's network I/O is not what is measured), keeping
+    the first batch for the encoding comparison."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.sample: list[ReadableSpan] = []
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         self.count += len(spans)
+        if not self.sample:
+            self.sample = list(spans)
         return SpanExportResult.SUCCESS
+
+
+def encoding(spans: Sequence[ReadableSpan], rounds: int = 15) -> None:
+    """The bridge's OTLP encoder against the SDK's on the same batch of served spans
+    (what ``trpc-bridge``'s OTLP exporter does per batch in its export thread)."""
+
+    def sdk(batch: Sequence[ReadableSpan]) -> bytes:
+        data: bytes = sdk_encode_spans(batch).SerializePartialToString()
+        return data
+
+    assert encode_spans(spans) == sdk(spans)
+    ratios, best = [], {"bridge": 1.0, "sdk": 1.0}
+    for _ in range(rounds):
+        times = {}
+        for name, encode in (("bridge", encode_spans), ("sdk", sdk)):
+            start = time.perf_counter()
+            encode(spans)
+            times[name] = (time.perf_counter() - start) / len(spans)
+            best[name] = min(best[name], times[name])
+        ratios.append(times["bridge"] / times["sdk"])
+    print(
+        f"OTLP encoding of {len(spans)} served spans: bridge {best['bridge'] * 1e6:.1f} µs/span,"
+        f" SDK {best['sdk'] * 1e6:.1f} µs/span (best rounds); bridge/SDK time "
+        f"{statistics.median(ratios):.2f} (median of {rounds} paired rounds), same bytes"
+    )
 
 
 async def agent_run(request: AgentRequest) -> AsyncIterator[AgentEvent]:
@@ -154,6 +191,7 @@ async def main() -> None:
             f"  overhead {(1 - ratio) * 100:.1f} %"
         )
     print(f"spans exported (and dropped) while on: {dropped.count}")
+    encoding(dropped.sample)
 
 
 if __name__ == "__main__":
