@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 from opentelemetry.trace.span import TraceState
+from peers import bridge_server
 
 from trpc_bridge.telemetry.otlp_encode import encode_spans
 from trpc_bridge.telemetry.otlp_exporter import SDK_METRICS_ENV, OtlpHttpSpanExporter
@@ -281,3 +284,49 @@ def test_a_refused_export_is_a_failure(
     assert exporter.export(memory.get_finished_spans()) is SpanExportResult.FAILURE
     exporter.shutdown()
     assert len(bodies) == 1
+
+
+def test_trpc_bridge_serve_exports_its_spans_over_otlp(
+    collector: tuple[str, list[tuple[str, str, bytes]]],
+) -> None:
+    """The whole path as users run it: ``trpc-bridge serve`` with an OTLP endpoint set
+    exports the SERVER span of a call, under the caller's trace, to the collector."""
+    endpoint, bodies = collector
+    env = {
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint,
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+        "OTEL_SERVICE_NAME": "otlp-test",
+    }
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    message = {
+        "kind": "message",
+        "messageId": "m-otlp",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "hi"}],
+    }
+    params = {"message": message}
+    with bridge_server("trpc_bridge.agents.scenarios:text", env=env) as server:
+        response = httpx.post(
+            server.url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params},
+            headers={"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"},
+            timeout=30,
+        )
+        assert "result" in response.json()
+        deadline = time.monotonic() + 30
+        while not bodies and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert bodies, "no OTLP export reached the collector"
+    path, content_type, body = bodies[0]
+    assert (path, content_type) == ("/v1/traces", "application/x-protobuf")
+    request = ExportTraceServiceRequest.FromString(body)
+    (resource,) = request.resource_spans
+    service = {kv.key: kv.value.string_value for kv in resource.resource.attributes}
+    assert service["service.name"] == "otlp-test"
+    (span,) = [s for scope in resource.scope_spans for s in scope.spans]
+    assert span.name == "invoke_agent weather-agent"  # the scenario agents are named so
+    assert span.trace_id.hex() == trace_id
+    assert span.parent_span_id.hex() == "00f067aa0ba902b7"
+    attributes = {kv.key: kv.value.string_value for kv in span.attributes}
+    assert attributes["a2a.transport"] == "JSONRPC"
+    assert attributes["a2a.protocol.version"] == "0.3"
