@@ -91,7 +91,7 @@ class ServerSpanScope:
 
     One ``attach`` and a plain class: ``start_as_current_span`` nests two generator
     context managers and a second attach around the same work, about a third of the
-    span's cost on the serving path (measured by ``bench/tracing.py``).
+    span's cost on the serving path (``bench/tracing_instructions.py`` counts it).
     """
 
     __slots__ = ("_parent", "_span", "_token")

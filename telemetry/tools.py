@@ -66,9 +66,8 @@ class ToolSpans:
         if message.tool_calls and not event.is_partial:
             for call in message.tool_calls:
                 self._start(call.id, call.function.name, call.function.arguments)
-        if message.is_tool_result or len(event.choices) > 1:  # most events: neither
-            for result in event.tool_results:
-                self._finish(result.tool_id, result.content)
+        for result in event.tool_results:
+            self._finish(result.tool_id, result.content)
 
     def close(self) -> None:
         """End the spans of calls that got no result (the run ended or failed first)."""
@@ -85,7 +84,7 @@ class ToolSpans:
         }
         if self._record_content:
             attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = arguments
-        # The tracer is looked up at the first tool call: most runs make none.
+        # Looked up per tool call (cached), not per run: most runs make none.
         span = get_tracer(self._provider).start_span(
             f"{OP_EXECUTE_TOOL} {name}", context=self._parent, attributes=attributes
         )
