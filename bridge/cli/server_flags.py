@@ -277,11 +277,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
-    task store that cannot be used one line and exit 2."""
-    import asyncio
+    task store that cannot be used (or a ``TRPC_BRIDGE_LOOP`` that names no usable loop)
+    one line and exit 2."""
     import contextlib
     import gc
 
+    from trpc_bridge.cli.event_loop import LoopError, run
     from trpc_bridge.server.task_store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
@@ -290,8 +291,8 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     gc.freeze()
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(main)
-    except TaskStoreError as exc:
+            run(main)
+    except (TaskStoreError, LoopError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host
