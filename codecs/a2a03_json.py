@@ -64,8 +64,7 @@ _FINAL = frozenset(
 
 
 def struct_to_json(struct: Struct) -> dict[str, Any]:
-    fields = struct.fields
-    return {key: value_to_json(fields[key]) for key in fields}
+    return {key: value_to_json(value) for key, value in struct.fields.items()}
 
 
 def value_to_json(value: Value) -> Any:
@@ -122,22 +121,29 @@ def part_to_json(part: Part) -> dict[str, Any]:
     raise ValueError(f"Unknown part content type: {which}")
 
 
+#: Read once: each ``Role.ROLE_USER`` is a Python ``__getattr__`` call.
+_ROLE_USER = Role.ROLE_USER
+
+
 def message_to_json(message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if message.context_id:
-        out["contextId"] = message.context_id
+    context_id = message.context_id
+    if context_id:
+        out["contextId"] = context_id
     if message.extensions:
         out["extensions"] = list(message.extensions)
     out["kind"] = "message"
     out["messageId"] = message.message_id
-    if message.metadata:  # non-empty, unlike the other metadata fields (HasField)
-        out["metadata"] = struct_to_json(message.metadata)
+    metadata = message.metadata.fields
+    if metadata:  # non-empty, unlike the other metadata fields (HasField)
+        out["metadata"] = {key: value_to_json(value) for key, value in metadata.items()}
     out["parts"] = [part_to_json(p) for p in message.parts]
     if message.reference_task_ids:
         out["referenceTaskIds"] = list(message.reference_task_ids)
-    out["role"] = "user" if message.role == Role.ROLE_USER else "agent"
-    if message.task_id:
-        out["taskId"] = message.task_id
+    out["role"] = "user" if message.role == _ROLE_USER else "agent"
+    task_id = message.task_id
+    if task_id:
+        out["taskId"] = task_id
     return out
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from a2a.types import Artifact, Message, Role, Task, TaskArtifactUpdateEvent, TaskState
+from a2a.types import Message, Role, Task, TaskArtifactUpdateEvent, TaskState
 
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
@@ -27,6 +27,7 @@ from trpc_bridge.codecs.encoding import (
     WireVersion,
     fill_required_parts,
 )
+from trpc_bridge.codecs.proto_struct import fill_struct
 from trpc_bridge.codecs.text_delta import TextDelta
 from trpc_bridge.codecs.trpc_encode import (
     EncodedMessage,
@@ -55,11 +56,25 @@ def unary_task_id(request_message_id: str) -> str:
     return f"task-{request_message_id}-{time.time_ns()}"
 
 
-def _agent_message(encoded: EncodedMessage, message_id: str) -> Message:
-    message = Message(message_id=message_id, role=Role.ROLE_AGENT, parts=encoded.parts)
+#: Enum members read once: each ``Role.ROLE_AGENT`` is a Python ``__getattr__`` call.
+_ROLE_AGENT = Role.ROLE_AGENT
+_COMPLETED = TaskState.TASK_STATE_COMPLETED
+
+
+def _fill_agent_message(message: Message, encoded: EncodedMessage, message_id: str) -> Message:
+    message.message_id = message_id
+    message.role = _ROLE_AGENT
+    message.parts.extend(encoded.parts)
     if encoded.metadata:
-        message.metadata.update(encoded.metadata)
+        fill_struct(message.metadata, encoded.metadata)
     return message
+
+
+def _history(task: Task, messages: Sequence[EncodedMessage]) -> None:
+    """``messages`` as the task's history, built in place (a ``Task(history=[...])``
+    copies every message it is given)."""
+    for encoded in messages:
+        _fill_agent_message(task.history.add(), encoded, new_id("msg"))
 
 
 def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
@@ -84,21 +99,17 @@ def pack_unary(
     The caller has already merged the runner completion (:func:`merge_completion_state`)
     and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
     if len(messages) == 1:
-        message = _agent_message(messages[0], new_id("msg"))
+        message = _fill_agent_message(Message(), messages[0], new_id("msg"))
         message.context_id = context_id
         return message
     *history, last = messages
-    last_id = new_id("msg")
-    artifact = Artifact(artifact_id=last_id, parts=last.parts)
+    task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
+    _history(task, history)
+    artifact = task.artifacts.add(artifact_id=new_id("msg"))
+    artifact.parts.extend(last.parts)
     if last.metadata:
-        artifact.metadata.update(last.metadata)
-    return Task(
-        id=task_id,
-        context_id=context_id,
-        status=task_status(TaskState.TASK_STATE_COMPLETED),
-        history=[_agent_message(m, new_id("msg")) for m in history],
-        artifacts=[artifact],
-    )
+        fill_struct(artifact.metadata, last.metadata)
+    return task
 
 
 def unary_error_task(
@@ -116,8 +127,8 @@ def unary_error_task(
             error_task_state(event),
             error_status_message(event, task_id=task_id, context_id=context_id),
         ),
-        history=[_agent_message(m, new_id("msg")) for m in messages],
     )
+    _history(task, messages)
     task.metadata.update(error_metadata(event))
     return task
 
