@@ -6,7 +6,7 @@ a2a-sdk's JSON-RPC dispatcher serves these by converting every frame (and every 
 result) into its pydantic 0.3 models and dumping those: most of a 0.3 stream's cost per
 event. Here the same bytes are written directly (:mod:`trpc_bridge.codecs.a2a03_json`):
 streams through the same ``EventSourceResponse`` (same headers, pings, disconnect
-handling), unary results through the same ``JSONResponse``, errors as the SDK's 0.3
+handling), unary results as its ``JSONResponse`` writes them, errors as the SDK's 0.3
 adapter writes them. The request itself was parsed and checked once, by
 :func:`~trpc_bridge.server.jsonrpc_request.parse_jsonrpc` (the one JSON-RPC error
 mapping); this module only runs well-formed calls.
@@ -30,7 +30,7 @@ from a2a.utils.errors import A2AError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from trpc_bridge.codecs.a2a03_json import JsonRpcId, StreamWriter, result_to_json
+from trpc_bridge.codecs.a2a03_json import JsonRpcId, StreamWriter, unary_response
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.server.handler import TEXT_DELTAS, BridgeRequestHandler
 from trpc_bridge.server.jsonrpc_request import JsonRpcCall
@@ -95,13 +95,12 @@ class Jsonrpc03Methods:
 
     async def _send(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
-    ) -> JSONResponse:
+    ) -> Response:
         try:
             result = await self.handler.on_message_send(core, context)
         except Exception as error:
             return _error_response(request_id, error)
-        # JSONResponse renders as the SDK's does (json.dumps, compact, UTF-8).
-        return JSONResponse({"id": request_id, "jsonrpc": "2.0", "result": result_to_json(result)})
+        return Response(unary_response(result, request_id), media_type="application/json")
 
     async def _frames(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId

@@ -32,7 +32,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
-from trpc_bridge.codecs.a2a03_json import STATES_03, Frame, JsonRpcId, success_response
+from starlette.responses import JSONResponse
+
+from trpc_bridge.codecs.a2a03_json import (
+    STATES_03,
+    Frame,
+    JsonRpcId,
+    success_response,
+    unary_response,
+)
 from trpc_bridge.codecs.encoding import RunTarget, as_proto
 from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
 
@@ -228,3 +236,64 @@ def test_infinite_numbers_fail_as_in_the_sdk() -> None:
 def test_output_is_json() -> None:
     frame = TaskStatusUpdateEvent(task_id="t", context_id="c")
     assert json.loads(success_response(frame, "r"))["result"]["kind"] == "status-update"
+
+
+# --- unary results -----------------------------------------------------------------------
+
+
+def sdk_unary(result: Message | Task, request_id: JsonRpcId) -> bytes:
+    """The SDK's 0.3 ``message/send`` answer: the result's 0.3 model dumped in JSON mode,
+    rendered by Starlette's ``JSONResponse`` (``id`` kept when null, as the bridge does)."""
+    compat = (
+        conversions.to_compat_task(result)
+        if isinstance(result, Task)
+        else conversions.to_compat_message(result)
+    )
+    dumped = compat.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return bytes(JSONResponse({"id": request_id, "jsonrpc": "2.0", "result": dumped}).body)
+
+
+@st.composite
+def unary_results(draw: st.DrawFn) -> Message | Task:
+    if draw(st.booleans()):
+        return draw(messages())
+    task = Task(
+        id=draw(_text),
+        context_id=draw(_text),
+        history=draw(st.lists(messages(), max_size=2)),
+        artifacts=draw(st.lists(artifacts(), max_size=2)),
+    )
+    task.status.CopyFrom(draw(statuses()))
+    metadata = draw(_metadata)
+    if metadata is not None:
+        task.metadata.update(metadata)
+    return task
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    result=unary_results(), request_id=st.one_of(st.none(), _text, st.integers(-(2**63), 2**63 - 1))
+)
+def test_generated_unary_results_are_byte_identical(
+    result: Message | Task, request_id: JsonRpcId
+) -> None:
+    try:
+        sdk = sdk_unary(result, request_id)
+    except ValueError:  # e.g. a part without content: the SDK fails, so must we
+        with pytest.raises(ValueError):
+            unary_response(result, request_id)
+        return
+    assert unary_response(result, request_id) == sdk
+
+
+@pytest.mark.parametrize("number", [1e-05, -3.5e-07, 9.99e-05, 1e-04, 5e-324, 0.5, 1e16, 1e22, 0.0])
+def test_numbers_are_spelled_as_each_sdk_writer_spells_them(number: float) -> None:
+    """json.dumps (unary) writes 1e-05 where pydantic (stream frames) writes 0.00001."""
+    task = Task(id="t", context_id="c")
+    task.metadata.update({"n": number})
+    frame = TaskStatusUpdateEvent(task_id="t", context_id="c")
+    frame.metadata.update({"n": number})
+    assert unary_response(task, 1) == sdk_unary(task, 1)
+    assert json.dumps(number).encode() in unary_response(task, 1)
+    ours, sdk = both(frame, 1)
+    assert ours == sdk
