@@ -30,9 +30,8 @@ from a2a.types import (
 from a2a.utils.proto_utils import to_stream_response
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
-
 from starlette.responses import JSONResponse
+from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
 from trpc_bridge.codecs.a2a03_json import (
     STATES_03,
