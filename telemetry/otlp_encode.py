@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +103,15 @@ def _key_value(key: str, value: Any) -> bytes:
 #: so a span's keys are almost always known; bounded in case a program makes them up.
 _KEYS: dict[str, bytes] = {}
 _KEYS_MAX = 4096
+#: Each span name's encoded ``Span.name`` field, bounded the same way.
+_NAMES: dict[str, bytes] = {}
+
+
+#: Encoded ``KeyValue`` fields of string attributes, by (tag, key, value): an agent's
+#: name, the transport, the operation repeat on every span. Emptied when full, so values
+#: that never repeat (ids) cannot crowd the others out for long.
+_PAIRS: dict[tuple[bytes, str, str], bytes] = {}
+_PAIRS_MAX = 1024
 
 
 def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
@@ -110,22 +119,45 @@ def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
     if not attributes:
         return b""
     out = []
-    for key, value in attributes.items():
-        encoded_key = _KEYS.get(key)
-        if encoded_key is None:
-            encoded_key = _text(b"\x0a", key)
-            if len(_KEYS) < _KEYS_MAX:
-                _KEYS[key] = encoded_key
+    for key, value in _items(attributes):
         if type(value) is str:
-            pair = encoded_key + _field(b"\x12", _field(b"\x0a", value.encode()))
-        else:
-            try:
-                pair = encoded_key + _field(b"\x12", _any_value(value))
-            except TypeError as error:  # the SDK's rule: the attribute is left out, logged
-                logger.error("attribute %s left out of the exported span: %s", key, error)
-                continue
+            known = _PAIRS.get((tag, key, value))
+            if known is None:
+                pair = _key(key) + _field(b"\x12", _field(b"\x0a", value.encode()))
+                known = _field(tag, pair)
+                if len(_PAIRS) >= _PAIRS_MAX:
+                    _PAIRS.clear()
+                _PAIRS[tag, key, value] = known
+            out.append(known)
+            continue
+        try:
+            pair = _key(key) + _field(b"\x12", _any_value(value))
+        except TypeError as error:  # the SDK's rule: the attribute is left out, logged
+            logger.error("attribute %s left out of the exported span: %s", key, error)
+            continue
         out.append(_field(tag, pair))
     return b"".join(out)
+
+
+def _key(key: str) -> bytes:
+    """The ``KeyValue.key`` field of ``key`` (cached: keys are a program's constants)."""
+    encoded = _KEYS.get(key)
+    if encoded is None:
+        encoded = _text(b"\x0a", key)
+        if len(_KEYS) < _KEYS_MAX:
+            _KEYS[key] = encoded
+    return encoded
+
+
+def _items(attributes: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
+    """``attributes.items()``. A finished SDK span hands out its attributes as a read-only
+    view of a ``BoundedAttributes``, which yields each pair through two Python-level
+    calls; the plain dict inside it, when there is one, gives the same pairs in the same
+    order at C speed."""
+    inner = getattr(attributes, "_dict", None)
+    if type(inner) is dict:
+        return inner.items()
+    return attributes.items()
 
 
 def _count(tag: bytes, value: int) -> bytes:
@@ -150,13 +182,23 @@ def _span(span: ReadableSpan) -> bytes:
         out.append(_text(b"\x1a", state))
     if parent is not None:
         out.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
-    out.append(_text(b"\x2a", span.name))
+    name = _NAMES.get(span.name)
+    if name is None:
+        name = _text(b"\x2a", span.name)
+        if len(_NAMES) < _KEYS_MAX:  # span names are low-cardinality by OTel's rules
+            _NAMES[span.name] = name
+    out.append(name)
     out.append(_KIND[span.kind.value])
     if span.start_time:
         out.append(b"\x39" + _fixed64(span.start_time))
     if span.end_time:
         out.append(b"\x41" + _fixed64(span.end_time))
-    out.append(_attributes(b"\x4a", span.attributes))
+    # The span's own attributes object, not the read-only view ``span.attributes`` wraps
+    # around it (see :func:`_items`).
+    attributes = getattr(span, "_attributes", None)
+    if not isinstance(attributes, Mapping):
+        attributes = span.attributes
+    out.append(_attributes(b"\x4a", attributes))
     out.append(_count(b"\x50", span.dropped_attributes))
     for event in span.events:
         payload = b"".join(
@@ -182,13 +224,12 @@ def _span(span: ReadableSpan) -> bytes:
         out.append(_field(b"\x6a", payload))
     out.append(_count(b"\x70", span.dropped_links))
     status = span.status
-    code = status.status_code.value
-    out.append(
-        _field(
-            b"\x7a",
-            _text(b"\x12", status.description or "") + (b"\x18" + _varint(code) if code else b""),
-        )
-    )
+    if status.is_unset and not status.description:
+        out.append(b"\x7a\x00")  # the empty Status the SDK always sets
+    else:
+        code = status.status_code.value
+        description = _text(b"\x12", status.description or "")
+        out.append(_field(b"\x7a", description + (b"\x18" + _varint(code) if code else b"")))
     out.append(_flags(b"\x85\x01", parent))
     return b"".join(out)
 

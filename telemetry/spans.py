@@ -44,14 +44,25 @@ NOT_FAILURES = (GeneratorExit, asyncio.CancelledError)
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 
+#: Tracer provider class → whether it records (neither the API's proxy nor its no-op).
+_RECORDS: dict[type, bool] = {}
+
+
 def tracing_enabled(provider: trace.TracerProvider | None = None) -> bool:
     """True when spans would be recorded: an SDK provider is installed (or given).
 
-    This is the cheap check every hot path makes first, so that tracing off costs an
-    ``isinstance`` and nothing else (no header parsing, no context objects).
+    This is the cheap check every hot path makes first, so that tracing off costs a
+    lookup and nothing else (no header parsing, no context objects). By class, cached:
+    ``isinstance`` against the API's abstract provider classes goes through
+    ``ABCMeta.__instancecheck__`` on every call.
     """
     current = provider if provider is not None else trace.get_tracer_provider()
-    return not isinstance(current, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+    kind = type(current)
+    records = _RECORDS.get(kind)
+    if records is None:
+        off = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+        records = _RECORDS[kind] = not issubclass(kind, off)
+    return records
 
 
 @functools.lru_cache(maxsize=16)
