@@ -21,7 +21,7 @@ from contextvars import Token
 from types import TracebackType
 
 from opentelemetry import context as otel_context
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
@@ -33,6 +33,7 @@ from trpc_bridge.telemetry.spans import (
     record_failure,
     tracing_enabled,
 )
+from trpc_bridge.telemetry.trace_context import extract
 
 #: trpc-agent-go's default identity header (``WithUserIDHeader``), as gRPC/ASGI spell it.
 DEFAULT_USER_ID_HEADER = "x-user-id"
@@ -60,7 +61,7 @@ class ServerSpans:
         """The SERVER span of ``call``, opened under the caller's context (``carrier``'s
         ``traceparent``, ``tracestate`` and ``baggage``); current while the scope is
         entered."""
-        parent = propagate.extract(carrier)
+        parent = extract(carrier)
         span = self.tracer.start_span(
             self.span_name,
             context=parent,
@@ -130,7 +131,7 @@ def forwarded_context(carrier: Mapping[str, str]) -> Iterator[None]:
     if not PROPAGATED.intersection(carrier):
         yield
         return
-    token = otel_context.attach(propagate.extract(carrier))
+    token = otel_context.attach(extract(carrier))
     try:
         yield
     finally:

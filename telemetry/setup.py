@@ -13,9 +13,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from opentelemetry import propagate, trace
-from opentelemetry.baggage.propagation import W3CBaggagePropagator
-from opentelemetry.propagators.composite import CompositePropagator
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from trpc_bridge.telemetry.trace_context import W3C_PROPAGATOR
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -34,9 +33,7 @@ def _one_line(span: ReadableSpan) -> str:
 
 def set_w3c_propagator() -> None:
     """W3C ``traceparent``/``tracestate`` plus ``baggage``: what trpc-agent-go reads."""
-    propagate.set_global_textmap(
-        CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
-    )
+    propagate.set_global_textmap(W3C_PROPAGATOR)
 
 
 def exporter_names() -> list[str]:
