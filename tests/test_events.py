@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
-from trpc_bridge.events import AgentEvent, AgentRequest, ContentPart, ObjectType, Role, Tag
+from trpc_bridge.events import (
+    AgentEvent,
+    AgentRequest,
+    ChatMessage,
+    Choice,
+    ContentPart,
+    ObjectType,
+    Role,
+    Tag,
+)
 
 
 def test_text_delta_is_a_partial_chunk() -> None:
@@ -84,3 +95,40 @@ def test_request_round_trips_binary_content() -> None:
         text="hi", content_parts=[ContentPart(type="image", data=b"\x89PNG", mime_type="image/png")]
     )
     assert AgentRequest.model_validate_json(request.model_dump_json()) == request
+
+
+@pytest.mark.parametrize("text", ["", "hi", "你好 😀"])
+def test_delta_constructors_build_what_the_models_build(text: str) -> None:
+    """The deltas are validated as one nested document: the same event, the same fields
+    set, as building each model."""
+    built = {
+        "text": AgentEvent(
+            id="r1",
+            object=ObjectType.CHUNK,
+            is_partial=True,
+            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, content=text))],
+        ),
+        "reasoning": AgentEvent(
+            id="r1",
+            object=ObjectType.CHUNK,
+            is_partial=True,
+            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, reasoning_content=text))],
+        ),
+    }
+    made = {
+        "text": AgentEvent.text_delta(text, "r1"),
+        "reasoning": AgentEvent.reasoning_delta(text, "r1"),
+    }
+    for kind, expected in built.items():
+        event = made[kind]
+        assert event.model_fields_set == expected.model_fields_set
+        event.event_id, event.timestamp = expected.event_id, expected.timestamp
+        assert event == expected
+        assert event.choices[0].model_fields_set == expected.choices[0].model_fields_set
+        delta = event.choices[0].delta
+        assert delta.model_fields_set == expected.choices[0].delta.model_fields_set
+
+
+def test_delta_constructors_refuse_what_the_models_refuse() -> None:
+    with pytest.raises(ValidationError):
+        AgentEvent.text_delta(None, "r1")  # type: ignore[arg-type]
