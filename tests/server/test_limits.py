@@ -25,9 +25,10 @@ HALF_BODY = (
 
 async def _slow_client(port: int, request: bytes) -> tuple[bytes, float]:
     """Send ``request`` and nothing more; what the server answered before it closed the
-    connection, and after how many seconds."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    connection, and after how many seconds (counted from before connecting: the server's
+    deadline starts when it accepts, which a busy client may only see later)."""
     started = time.monotonic()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(request)
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), TIMEOUT + 30)  # until EOF
