@@ -163,9 +163,8 @@ def message_to_json(message: Message) -> dict[str, Any]:
         out["extensions"] = list(message.extensions)
     out["kind"] = "message"
     out["messageId"] = message.message_id
-    metadata = message.metadata.fields
-    if metadata:  # non-empty, unlike the other metadata fields (HasField)
-        out["metadata"] = {key: value_to_json(value) for key, value in metadata.items()}
+    if message.metadata.fields:  # non-empty, unlike the other metadata fields (HasField)
+        out["metadata"] = struct_to_json(message.metadata)
     out["parts"] = [part_to_json(p) for p in message.parts]
     if message.reference_task_ids:
         out["referenceTaskIds"] = list(message.reference_task_ids)

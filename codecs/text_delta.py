@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 
 from a2a.types import Artifact, Part, TaskArtifactUpdateEvent
 
+from trpc_bridge.codecs.proto_struct import fill_struct
+
 
 class TextDelta(NamedTuple):
     """One streamed text delta (a tuple: cheap to make, one per event)."""
@@ -38,7 +40,7 @@ class TextDelta(NamedTuple):
         """The ``TaskArtifactUpdateEvent`` this delta stands for."""
         part = Part(text=self.text)
         if self.part_metadata:
-            part.metadata.update(dict(self.part_metadata))
+            fill_struct(part.metadata, self.part_metadata)
         update = TaskArtifactUpdateEvent(
             task_id=self.task_id,
             context_id=self.context_id,
@@ -46,7 +48,7 @@ class TextDelta(NamedTuple):
             append=self.append,
         )
         if self.metadata:
-            update.metadata.update(dict(self.metadata))
+            fill_struct(update.metadata, self.metadata)
             update.artifact.metadata.CopyFrom(update.metadata)
         return update
 

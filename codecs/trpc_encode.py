@@ -45,6 +45,7 @@ from a2a.types import (
 )
 
 from trpc_bridge.codecs.encoding import EncodeOptions
+from trpc_bridge.codecs.proto_struct import fill_struct
 from trpc_bridge.codecs.trpc_keys import (
     ADK_PREFIX,
     CODE_EXECUTION_RESULT,
@@ -98,7 +99,7 @@ def _part_metadata(options: EncodeOptions, key: str, value: Any) -> dict[str, An
 def _text_part(text: str, metadata: Mapping[str, Any] | None = None) -> Part:
     part = Part(text=text)
     if metadata:
-        part.metadata.update(dict(metadata))
+        fill_struct(part.metadata, metadata)
     return part
 
 
@@ -271,7 +272,7 @@ def artifact_update(
         task_id=task_id, context_id=context_id, artifact=artifact, append=append
     )
     if encoded.metadata:
-        update.metadata.update(encoded.metadata)
+        fill_struct(update.metadata, encoded.metadata)
         update.artifact.metadata.CopyFrom(update.metadata)  # a copy is cheaper than a rebuild
     return update
 

@@ -66,11 +66,8 @@ class ToolSpans:
         if message.tool_calls and not event.is_partial:
             for call in message.tool_calls:
                 self._start(call.id, call.function.name, call.function.arguments)
-        # AgentEvent.tool_results, without building its list for every event (most
-        # events carry no tool result).
-        for choice in event.choices:
-            if choice.message.is_tool_result:
-                self._finish(choice.message.tool_id, choice.message.content)
+        for result in event.tool_results:
+            self._finish(result.tool_id, result.content)
 
     def close(self) -> None:
         """End the spans of calls that got no result (the run ended or failed first)."""

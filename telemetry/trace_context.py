@@ -45,7 +45,7 @@ def extract(carrier: Mapping[str, str]) -> Context:
         header[2] != "-"
         or header[35] != "-"
         or header[52] != "-"
-        or not _HEX.issuperset(header[:2] + trace_hex + span_hex + flags)
+        or not _HEX.issuperset(version + trace_hex + span_hex + flags)
     ):
         return propagate.extract(carrier)
     trace_id, span_id = int(trace_hex, 16), int(span_hex, 16)

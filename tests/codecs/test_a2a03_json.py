@@ -181,6 +181,22 @@ def artifacts(draw: st.DrawFn) -> Artifact:
 
 
 @st.composite
+def tasks(draw: st.DrawFn) -> Task:
+    task = Task(
+        id=draw(_text),
+        context_id=draw(_text),
+        history=draw(st.lists(messages(), max_size=2)),
+        artifacts=draw(st.lists(artifacts(), max_size=2)),
+    )
+    if draw(st.booleans()):
+        task.status.CopyFrom(draw(statuses()))
+    metadata = draw(_metadata)
+    if metadata is not None:
+        task.metadata.update(metadata)
+    return task
+
+
+@st.composite
 def frames(draw: st.DrawFn) -> Frame:
     kind = draw(st.sampled_from(["artifact", "status", "message", "task"]))
     frame: Frame
@@ -199,14 +215,7 @@ def frames(draw: st.DrawFn) -> Frame:
     elif kind == "message":
         return draw(messages())
     else:
-        frame = Task(
-            id=draw(_text),
-            context_id=draw(_text),
-            history=draw(st.lists(messages(), max_size=2)),
-            artifacts=draw(st.lists(artifacts(), max_size=2)),
-        )
-        if draw(st.booleans()):
-            frame.status.CopyFrom(draw(statuses()))
+        return draw(tasks())
     metadata = draw(_metadata)
     if metadata is not None:
         frame.metadata.update(metadata)
@@ -252,26 +261,12 @@ def sdk_unary(result: Message | Task, request_id: JsonRpcId) -> bytes:
     return bytes(JSONResponse({"id": request_id, "jsonrpc": "2.0", "result": dumped}).body)
 
 
-@st.composite
-def unary_results(draw: st.DrawFn) -> Message | Task:
-    if draw(st.booleans()):
-        return draw(messages())
-    task = Task(
-        id=draw(_text),
-        context_id=draw(_text),
-        history=draw(st.lists(messages(), max_size=2)),
-        artifacts=draw(st.lists(artifacts(), max_size=2)),
-    )
-    task.status.CopyFrom(draw(statuses()))
-    metadata = draw(_metadata)
-    if metadata is not None:
-        task.metadata.update(metadata)
-    return task
+unary_results = st.one_of(messages(), tasks())
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    result=unary_results(), request_id=st.one_of(st.none(), _text, st.integers(-(2**63), 2**63 - 1))
+    result=unary_results, request_id=st.one_of(st.none(), _text, st.integers(-(2**63), 2**63 - 1))
 )
 def test_generated_unary_results_are_byte_identical(
     result: Message | Task, request_id: JsonRpcId
