@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
@@ -55,9 +55,7 @@ from a2a.utils.errors import (
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.encoding import (
-    EncodeOptions,
     EncodingRequest,
-    Negotiation,
     RunTarget,
     StreamFrame,
     UnaryEncoding,
@@ -71,21 +69,13 @@ from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import new_id
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
+from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, Caller
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import ID_LENGTH, owner_context
-from trpc_bridge.server.tasks.subscriber import DEFAULT_COALESCE_AFTER, Subscriber
-
-
-@dataclass(frozen=True)
-class HandlerOptions:
-    encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
-    negotiation: str = Negotiation.AUTO
-    #: Frames a lagging subscriber holds before text deltas are merged.
-    coalesce_after: int = DEFAULT_COALESCE_AFTER
+from trpc_bridge.server.tasks.subscriber import Subscriber
 
 
 class _UnaryRun:
@@ -133,12 +123,12 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     def __init__(
         self,
         runner: AgentRunner,
-        options: HandlerOptions | None = None,
+        options: EncodingOptions | None = None,
         *,
         push: PushDelivery | None = None,
     ) -> None:
         self.runner = runner
-        self.options = options or HandlerOptions()
+        self.options = options or EncodingOptions()
         self.push = push
         #: The full card (every interface), set by the server: see ``card.public_card``.
         self.extended_card: AgentCard | None = None

@@ -16,12 +16,8 @@ from collections.abc import AsyncIterator, Iterator
 import uvicorn
 from starlette.types import ASGIApp
 
-from trpc_bridge.server.http.limits import (
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_KEEP_ALIVE,
-    DEFAULT_MAX_CONNECTIONS,
-)
 from trpc_bridge.server.http.timeouts import head_deadline_protocol
+from trpc_bridge.server.options import Limits
 
 
 class _NoSignals(uvicorn.Server):
@@ -66,9 +62,9 @@ class HttpListener:
         app: ASGIApp,
         *,
         log_level: str = "warning",
-        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
-        keep_alive: int = DEFAULT_KEEP_ALIVE,
-        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        header_timeout: float = Limits.header_timeout,
+        keep_alive: int = Limits.keep_alive,
+        max_connections: int = Limits.max_connections,
     ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
         error instead of waiting for ever). A request head must arrive within
