@@ -46,10 +46,15 @@ def agenthost() -> Iterator[Path]:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    found = dict(report.user_properties).get("cell")
-    if not isinstance(found, tuple):
+    """Record a test's cell. Under pytest-xdist this runs in the controller too, on the
+    reports the workers send: the cell and its table travel in ``user_properties``."""
+    properties = dict(report.user_properties)
+    found = properties.get("cell")
+    if not isinstance(found, tuple | list):
         return
-    cell: tuple[str, str] = found
+    cell = (str(found[0]), str(found[1]))
+    if properties.get("cell_table"):
+        _TABLES[cell[1]] = str(properties["cell_table"])
     if report.when == "call" or report.outcome != "passed":
         if report.skipped and hasattr(report, "wasxfail"):
             _CELLS[cell] = "xfail"
@@ -68,7 +73,7 @@ def _record_cell(request: pytest.FixtureRequest) -> None:
     if marker is not None:
         request.node.user_properties.append(("cell", (marker.args[0], marker.args[1])))
         if marker.kwargs.get("table"):
-            _TABLES[marker.args[1]] = marker.kwargs["table"]
+            request.node.user_properties.append(("cell_table", marker.kwargs["table"]))
 
 
 def _cell(value: str, notes: dict[str, int]) -> str:
