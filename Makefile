@@ -22,14 +22,18 @@ run: $(STAMP)
 	$(BIN)/trpc-bridge serve --agent demo --host $(HOST) --port $(PORT) --grpc-port $(GRPC_PORT)
 
 # mypy cannot follow the package-dir mapping of an editable install, so it checks a tree
-# of symlinks laid out as the import package (trpc_bridge/{codecs,telemetry}).
+# of symlinks laid out as the import package (trpc_bridge/{codecs,telemetry}). The tree is
+# rebuilt each time; mypy's cache beside it (build/typecheck/.mypy_cache) is kept.
 typecheck: $(STAMP)
-	@rm -rf build/typecheck && mkdir -p build/typecheck/trpc_bridge
+	@rm -rf build/typecheck/trpc_bridge && mkdir -p build/typecheck/trpc_bridge
 	@for f in bridge/*; do ln -s ../../../$$f build/typecheck/trpc_bridge/; done
 	@ln -s ../../../codecs build/typecheck/trpc_bridge/codecs
 	@ln -s ../../../telemetry build/typecheck/trpc_bridge/telemetry
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p trpc_bridge
-	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
+	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml \
+		--exclude '^tests/conftest\.py$$' tests $(wildcard bench/*.py)
+	@# tests/conftest.py and tests/interop/conftest.py are both module `conftest` to mypy.
+	MYPYPATH=build/typecheck:tests $(BIN)/mypy --config-file pyproject.toml tests/conftest.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check bridge codecs telemetry tests bench interop/python
@@ -42,8 +46,16 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
-	$(BIN)/python -m pytest -q
+# What the suite needs installed; `make test` builds these side by side (-j).
+TEST_NEEDS := $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
+
+# The suite in parallel pytest-xdist workers (docs/testing.md): a test of an xdist_group
+# runs in the same worker as the rest of its group; the ten slowest tests are printed last.
+# The workers mostly wait (on servers, peers, subprocesses), so there are more than cores.
+# TEST_WORKERS=0 runs the suite in this one process.
+TEST_WORKERS ?= 4
+pytest: $(TEST_NEEDS)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=10
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
 # package, never its own browser downloads). Installed when missing and running as root;
@@ -76,7 +88,7 @@ peers: $(PEER_STAMPS)
 # Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
 # tests (started on loopback by the tests themselves). Installed when missing and running
 # as root; otherwise those tests skip and say why.
-db-servers:
+db-servers: | chromium  # one apt-get at a time
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing Debian's postgresql and redis-server for the replica tests"; \
@@ -100,16 +112,20 @@ tests/acp_node/node_modules: tests/acp_node/package-lock.json
 	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
-# against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
-# that pytest's summary stays the last line.
+# against ``serve --agent tck``: a MUST failure fails `make test`.
 conformance-must: $(STAMP)
 	$(BIN)/python tests/conformance/tck_run.py --target tck --require-must
 
-test: lint conformance-must pytest
+# Installs first (side by side), then lint, the TCK and the suite side by side: the TCK
+# mostly waits on its server, lint is short. Each one's output is printed whole when it
+# ends (the suite, the longest, last).
+test:
+	@$(MAKE) --no-print-directory -j4 $(TEST_NEEDS)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint conformance-must pytest
 
 # The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`) and the
 # Python frameworks (interop/python), also part of `make test`; this target prints it and
-# writes docs/interop.md.
+# writes docs/interop-matrix.md.
 interop: $(STAMP) peers
 	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
 
@@ -119,7 +135,7 @@ agenthost:
 	cd interop/agenthost && $(if $(HOME),,GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go-path) \
 		go build -o bin/agenthost .
 
-# The TCK against every target of the README's conformance table (proxy-go needs `go`).
+# The TCK against every target of docs/conformance.md's table (proxy-go needs `go`).
 CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
 conformance: $(STAMP)
 	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done

@@ -1,4 +1,4 @@
-"""Who is calling: the one rule every door applies (``docs/wire-spec.md`` §3.3).
+"""Who is calling: the one rule every door applies (``docs/specs/trpc-interaction.md`` §3.3).
 
 trpc-agent-go takes the caller's identity from the ``X-User-ID`` header only (gRPC: the
 ``x-user-id`` metadata); ``message.metadata.user_id`` is informational and never trusted.

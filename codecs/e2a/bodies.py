@@ -1,4 +1,4 @@
-"""What the L2 ``body`` of each ``response_kind`` must hold (seed 004 §12.5), and the one
+"""What the L2 ``body`` of each ``response_kind`` must hold (docs/specs/e2a.md §12.5), and the one
 rule a single record can break on its own: ``status == failed`` ⇒ ``e2a.error`` (§12.2).
 
 Kinds this bridge does not know are accepted with any body: E2A 1.x may add kinds, and a

@@ -1,4 +1,5 @@
-"""E2A vocabulary (seed 004 §4, §6, §12): versions, provenance, response kinds and statuses.
+"""E2A vocabulary (docs/specs/e2a.md §4, §6, §12): versions, provenance, response kinds and
+statuses.
 
 ACP method and ``sessionUpdate`` names are not repeated here: they come from the
 ``agent-client-protocol`` package (``acp.meta`` and the schema's discriminators), so a
@@ -54,7 +55,7 @@ ERROR_CANCELLED: Final = "cancelled"
 ACP_SESSION_PROMPT: Final = "session/prompt"
 ACP_SESSION_UPDATE: Final = "session/update"
 
-# ``body.delta.type`` of structured chunks (this bridge's convention; seed 004 leaves the
+# ``body.delta.type`` of structured chunks (this bridge's convention; E2A leaves the
 # shape of a ``tool`` / ``custom`` delta open).
 TOOL_CALL: Final = "tool_call"  # {type, id, name, arguments: JSON text as the model wrote it}
 TOOL_RESULT: Final = "tool_result"  # {type, id, name, content: text}

@@ -1,4 +1,4 @@
-"""Secrets out of logs (seed 004 §12.7, §13), and the JSONL wire-log line.
+"""Secrets out of logs (docs/specs/e2a.md §12.7, §13), and the JSONL wire-log line.
 
 :func:`redacted` masks every value held under a secret-bearing key, at any depth:
 ``bearer_token`` first of all, and the usual credential headers and fields (matched

@@ -1,4 +1,4 @@
-"""A2A results → the merged progress stream (the consumer side of seed 000).
+"""A2A results → the merged progress stream (the consumer side of tfrs progress).
 
 The same reader serves every way progress reaches a caller (decision E5/E6): the
 ``working`` status updates of a ``message/stream`` / ``SendStreamingMessage`` stream, of
@@ -103,7 +103,7 @@ def content_only(result: Any, *, all_working: bool = False) -> Any:
     task and its state, and shows nothing), and a task loses the envelope-carrying
     messages of its history and of a working status. ``all_working``: every working
     update's message is progress, with or without an envelope (a peer that speaks tfrs
-    keeps to the seed's rule that working text is never the reply). Anything else comes
+    holds that working text is never the reply). Anything else comes
     back as is."""
     try:
         frame = read_result(result)

@@ -2,7 +2,7 @@
 directions of the codec: the ``state_delta`` envelope and Go-compatible JSON text.
 
 Values here are facts of the wire (``internal/a2a/a2a.go`` in trpc-agent-go); see
-``docs/wire-spec.md`` §0.4.
+``docs/specs/trpc-interaction.md`` §0.4.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every test of this folder records its cell (scenario, mode, wire, direction) through the
 ``cell`` marker; at the end of the session the matrix is printed and, when the whole
-matrix ran (``make interop``), written to ``docs/interop.md``.
+matrix ran (``make interop``), written to ``docs/interop-matrix.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from framework_fixtures import bridges, framework_clients, framework_servers, go
 from frameworks import FRAMEWORK_LEGEND, versions
 from peers import GOPEER, SKIP_NO_GO, build_agenthost, build_gopeer, go_available
 
-REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
+REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop-matrix.md"
 # The frameworks matrix's session fixtures, shared by its test modules.
 __all__ = ["bridges", "framework_clients", "framework_servers", "go_servers"]
 
@@ -147,6 +147,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(
         "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go, trpc-agent-python, Google ADK\n\n"
+        "How the matrix runs and what it checks: [interop.md](interop.md).\n\n"
         f"Written by `make interop` on {stamp} with the Go peer "
         f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md) "
         "and the Python framework peers of `interop/python/` (see its README.md):\n\n"

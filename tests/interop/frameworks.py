@@ -82,7 +82,7 @@ see interop/go/README.md), `adk` = Google ADK (`to_a2a` server, `RemoteA2aAgent`
 `X→py` = framework X's client calling `trpc-bridge serve`; `py→X` = the bridge's \
 `RemoteAgent` calling X's server; `X→proxy→Y` = X's client calling `trpc-bridge proxy` in \
 front of Y's server; the bridges `trpc-py`'s client calls run with `--legacy-card` (its \
-a2a-sdk 0.3 client needs the 0.3 card at agent-card.json, see the README). A cell passes \
+a2a-sdk 0.3 client needs the 0.3 card at agent-card.json, see docs/interop.md). A cell passes \
 when the client shows the scenario's content, no text twice, one id per response (and a \
 trpc-agent-py caller's session keeps the answer); trpc-agent-go's client is held to what \
 it shows against trpc-agent-go's own server. `xfail` = fails today, tracked by a strict \

@@ -58,7 +58,7 @@ def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
 @pytest.mark.parametrize("command", [["vet", "./..."], ["test", "./..."]])
 def test_go_side_of_the_contract(agenthost: Path, command: list[str]) -> None:
     """``go test``: the golden vector P01 parses and re-serialises byte for byte in Go;
-    ``go vet`` also compiles the README's example (``example/``)."""
+    ``go vet`` also compiles docs/agenthost.md's example (``example/``)."""
     result = go(AGENTHOST_DIR, *command)
     assert result.returncode == 0, result.stdout + result.stderr
 

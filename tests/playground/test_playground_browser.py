@@ -108,7 +108,7 @@ async def test_demo_agent_run_is_shown_live(
         assert code.code == ["Let me compute it.\n```python\nprint(6 * 7)\n```"]
         assert code.output == ["42\n"]
         assert code.answers[-1] == "The result is 42."
-        await playground.screenshot("playground-demo.png")  # the README's docs/playground.png
+        await playground.screenshot("playground-demo.png")  # docs/playground.png
 
         await check_more_turns(playground, agent)
         await playground.screenshot("playground-demo-all.png")

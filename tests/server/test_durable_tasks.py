@@ -1,8 +1,8 @@
 """Running tasks survive what a server process goes through: a crash (SIGKILL) leaves a
-task that reads ``failed`` with an ``interrupted`` error after a restart (it used to be
-"not found"), SIGTERM ends a live stream with a final status frame (it used to be cut),
-and a task store that fails mid-run is an error the caller sees (it used to be a
-``completed`` that was never stored). Real ``trpc-bridge serve`` processes, real SQLite
+task that reads ``failed`` with an ``interrupted`` error after a restart (not "not
+found"), SIGTERM ends a live stream with a final status frame (not a cut connection),
+and a task store that fails mid-run is an error the caller sees (never a ``completed``
+that was not stored). Real ``trpc-bridge serve`` processes, real SQLite
 files and a real PostgreSQL server."""
 
 from __future__ import annotations
