@@ -127,7 +127,8 @@ test:
 # Python frameworks (interop/python), also part of `make test`; this target prints it and
 # writes docs/interop-matrix.md.
 interop: $(STAMP) peers
-	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) \
+		--dist loadgroup tests/interop
 
 # The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests
 # build it themselves. Go's caches go under build/ when HOME is unset, as for interop/go.
