@@ -1,4 +1,4 @@
-"""Plain A2A semantics for servers outside trpc's dialect (issue [8] point 5), against
+"""Plain A2A semantics for servers outside trpc's dialect, against
 small a2a-sdk servers (``plain_servers.py``): the answer shows once, under one id, and a
 unary call waits for a task that is still working."""
 

@@ -44,6 +44,10 @@ def _comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return normalise(json.loads(text))
 
 
+#: One set of module servers, in one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("agenthost")
+
+
 @pytest.fixture(scope="module")
 def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
     """The bridge over the Go sidecar, the sidecar, and the bridge over the demo agent."""

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from framework_fixtures import bridge_key
+from framework_fixtures import bridge_key, peer_group
 from frameworks import (
     FRAMEWORKS,
     SCENARIOS,
@@ -53,8 +53,10 @@ def _modes(framework: Framework) -> tuple[str, ...]:
     return ("stream", "unary") if framework.unary_client else ("stream",)
 
 
-def _param(scenario: str, column: str, *values: Any) -> Any:
-    marks = [pytest.mark.cell(scenario, column, table="frameworks")]
+def _param(scenario: str, column: str, group: str, *values: Any) -> Any:
+    """A cell's parameters; ``group``: the framework whose peer processes it needs most
+    (its server, else its client), see :func:`peer_group`."""
+    marks = [pytest.mark.cell(scenario, column, table="frameworks"), peer_group(group)]
     reason = known_failure(column, scenario)
     if reason:
         marks.append(pytest.mark.xfail(strict=True, reason=reason))
@@ -82,7 +84,7 @@ def check_peer_client(
 
 def _client_cells() -> list[Any]:
     return [
-        _param(s, f"{f.key}→py {m} {f.wire}", f, m)
+        _param(s, f"{f.key}→py {m} {f.wire}", f.key, f, m)
         for f in FRAMEWORKS
         for m in _modes(f)
         for s in SCENARIOS
@@ -116,7 +118,7 @@ async def _bridge_call(url: str, *, stream: bool) -> list[AgentEvent]:
 
 def _server_cells() -> list[Any]:
     return [
-        _param(s, f"py→{f.key} {m} {f.wire}", f, m)
+        _param(s, f"py→{f.key} {m} {f.wire}", f.key, f, m)
         for f in FRAMEWORKS
         for m in ("stream", "unary")
         for s in SCENARIOS
@@ -155,7 +157,7 @@ def _proxy_cells() -> list[Any]:
         modes = ("stream",) if client == "trpc-py" else ("stream", "unary")
         for mode in modes:
             cells += [
-                _param(s, f"{client}→proxy→{upstream} {mode}", client, upstream, mode)
+                _param(s, f"{client}→proxy→{upstream} {mode}", upstream, client, upstream, mode)
                 for s in SCENARIOS
             ]
     return cells

@@ -25,6 +25,9 @@ from trpc_bridge.server import BridgeServer, ServerOptions
 
 from .browser import Playground, playground_browser, read_run
 
+#: One headless Chromium at a time: the browser tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 #: Error text colour of the light theme (playground.css, --error).
 ERROR_RED = "rgb(176, 0, 32)"
 

@@ -14,6 +14,9 @@ from peers import SKIP_NO_GO, TRPC_BRIDGE, build_gopeer, go_available, go_server
 
 from .browser import playground_browser, read_run
 
+#: One headless Chromium at a time: the browser tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 
 @pytest.fixture(scope="module")
 def gopeer() -> Iterator[Path]:
