@@ -20,3 +20,18 @@ KNOWN: dict[tuple[str, str], str] = {
 
 def known_failure(column: str, scenario: str) -> str | None:
     return KNOWN.get((column, scenario))
+
+
+#: (server peer, scenario) → why that peer's own server cannot play the scenario: every
+#: cell it serves (``py→peer``, ``X→proxy→peer``) is n/a, with the reason in the table.
+CANNOT_SERVE: dict[tuple[str, str], str] = {
+    ("java", "long"): (
+        "the A2A Java SDK 0.3.2 server stalls a task at its 1,000th queued event "
+        "(EventQueue.DEFAULT_QUEUE_SIZE; the executor blocks in enqueueEvent): the "
+        "1,000-delta run never ends, for the SDK's own client as for the bridge"
+    ),
+}
+
+
+def cannot_serve(server: str, scenario: str) -> str | None:
+    return CANNOT_SERVE.get((server, scenario))
