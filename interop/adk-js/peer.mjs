@@ -112,10 +112,12 @@ function partRecord(part) {
 }
 
 function record(event) {
-  // ADK mints a fresh id per event, partial pieces included: its client carries the
-  // model's response id in `customMetadata.llm_response_id` (as ADK's server sends it).
+  // ADK mints a fresh id per event, partial pieces included; its client carries the
+  // model's response id in `customMetadata.llm_response_id` when the server sent one
+  // (ADK's own server does). tests/interop/views.py:adk_previews reads both.
   const out = {
-    response_id: event.customMetadata?.llm_response_id ?? event.id,
+    id: event.id,
+    response_id: event.customMetadata?.llm_response_id ?? null,
     partial: Boolean(event.partial),
     parts: (event.content?.parts ?? []).map(partRecord),
   };

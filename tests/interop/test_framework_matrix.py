@@ -33,7 +33,7 @@ from frameworks import (
 )
 from known_failures import cannot_serve, known_failure
 from peers import Process, go_call
-from views import View, a2a_view, bridge_view, go_view, peer_view
+from views import View, a2a_view, adk_previews, bridge_view, go_view, peer_view
 
 from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.client import RemoteAgent
@@ -43,7 +43,6 @@ ID_KEYS = {
     "trpc-py": "response_id",
     "trpc-py-v1": "response_id",
     "adk": "id",
-    "adk-js": "response_id",
 }
 
 
@@ -78,6 +77,8 @@ def check_peer_client(
 ) -> None:
     if framework.sdk:
         view, want = a2a_view(answer["events"]), plain(expected(scenario, mode))
+    elif framework.key == "adk-js":
+        view, want = peer_view(adk_previews(answer), "response_id"), expected(scenario, mode)
     else:
         view, want = peer_view(answer, ID_KEYS[framework.key]), expected(scenario, mode)
     if scenario == "error" and mode == "unary":

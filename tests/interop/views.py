@@ -148,6 +148,21 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
     )
 
 
+def adk_previews(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """Google ADK for TypeScript's events with a ``response_id`` each, for
+    :func:`peer_view`: the model's response id its client carries when the server sent
+    one, else ADK's streaming rule: partial events are previews of the next complete
+    event (they take its id; ADK mints a fresh id per event)."""
+    events = [dict(e) for e in answer["events"]]
+    following = ""
+    for event in reversed(events):
+        if not event.get("partial"):
+            following = event["id"]
+        if not event.get("response_id"):
+            event["response_id"] = event["id"] if not event.get("partial") else following
+    return {**answer, "events": events}
+
+
 def go_view(events: list[dict[str, Any]]) -> View:
     """trpc-agent-go's ``A2AAgent`` events (``gopeer call`` lines), folded by id the way
     its AG-UI translator groups them: deltas joined, a non-partial message replaces."""
