@@ -13,9 +13,10 @@ Captured on loopback (``tests/vectors/N01``–``N04``, interop/python):
   session in the message metadata: ``adk_app_name``, ``adk_user_id``, ``adk_session_id``.
 - anything else (a2a-sdk, other SDKs): usually none of these.
 
-So: ADK by its part marker, its extension or its session keys; trpc-agent-python by the response keys on
-a trpc request; trpc-agent-go by the spec version alone; plain A2A otherwise. The bridge
-does not use the User-Agent: proxies rewrite it, and nothing else needs it.
+So: ADK by its part marker, its extension or its session keys; trpc-agent-python by the
+response keys on a trpc request; trpc-agent-go by the spec version alone; plain A2A
+otherwise. The bridge does not use the User-Agent: proxies rewrite it, and nothing else
+needs it.
 """
 
 from __future__ import annotations

@@ -178,7 +178,23 @@ a2a-sdk 0.3 client needs the 0.3 card at agent-card.json, see the README). A cel
 when the client shows the scenario's content, no text twice, one id per response (and a \
 trpc-agent-py caller's session keeps the answer); trpc-agent-go's client is held to what \
 it shows against trpc-agent-go's own server. `xfail` = fails today, tracked by a strict \
-xfail (tests/interop/known_failures.py)."""
+xfail (tests/interop/known_failures.py).
+
+Peers of other languages, in the same table: `js` = the A2A JavaScript SDK \
+(`@a2a-js/sdk`, A2A 1.0, interop/js), `java` = the A2A Java SDK (`a2a-java-sdk` 0.3, \
+interop/java), `adk-js` = Google ADK for TypeScript (`toA2a` server, `RemoteA2AAgent` \
+client, A2A 0.3, interop/adk-js). The two SDKs have no agent of their own: their servers \
+stream each scripted step as artifact updates (pieces appended, then the complete \
+response replacing them) with trpc's part conventions for reasoning and tool calls \
+(docs/wire-spec.md §0.4); their clients print the A2A frames they got, folded as A2A \
+defines (tests/interop/views.py:a2a_view). They declare no trpc \
+`interaction_spec_version`, so the bridge (and a proxy) answers them plain A2A: their \
+`X→py` and `X→proxy→Y` cells expect the answer text (and the error) only, no reasoning \
+or tools (§3.1). ADK for TypeScript's client mints an id per event: its events fold by \
+the response id it carries, else by ADK's rule that partial events preview the next \
+complete one. The Java SDK's and ADK for TypeScript's 0.3 clients need the 0.3 card: \
+their bridges run with `--legacy-card`; the Java client runs on HTTP/1.1 (its default \
+h2c offer loses the request body at the bridge: tests/interop/test_sdk_peers.py)."""
 
 
 def versions() -> str:
@@ -296,8 +312,12 @@ class PeerClient:
                 self._lines.put(line)
         self._lines.put(None)
 
-    def call(self, url: str, *, stream: bool = True, timeout: float = 300.0) -> dict[str, Any]:
+    def call(
+        self, url: str, *, stream: bool = True, timeout: float = 300.0, **options: Any
+    ) -> dict[str, Any]:
+        """One call; ``options`` go to the peer as they are (the Java peer's ``h2c``)."""
         request = {"url": url, "message": "hi", "user": "interop-user", "stream": stream}
+        request.update(options)
         request["session"] = "interop-session"
         with self._lock:
             assert self._proc.stdin is not None

@@ -12,7 +12,6 @@ from views import View, bridge_view
 from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.events import AgentRequest
 
-
 PEER = peer_scripts()
 
 
