@@ -134,9 +134,13 @@ class DialectFrames:
         """A failed run (not trpc's: its error carries ``object_type``) fails the
         response in progress: the error goes under that response's id."""
         metadata = _merged(frame.message.metadata if frame.message else {}, frame.metadata)
-        if metadata.get(META_OBJECT_TYPE) or self._ids.read(metadata) or self._text.last is None:
+        if metadata.get(META_OBJECT_TYPE) or metadata.get(META_RESPONSE_ID):
             return frame
-        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: self._text.last})
+        # the id its dialect names (ADK's adk_custom_metadata), else the last response's
+        key = self._ids.read(metadata) or self._text.last
+        if key is None:
+            return frame
+        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: key})
 
     def _seen(self, key: str, text: str, thought: str, *, unmarked: bool) -> Seen:
         """Classify a text-only unit's text (its reasoning when it has no text)."""

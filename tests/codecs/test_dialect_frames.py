@@ -73,3 +73,25 @@ def test_adk_typescript_pieces_and_whole_are_one_response() -> None:
     events = decode_any_stream(frames)
     assert {e.id for e in events if e.choices} == {"r1"}
     assert [m.text for m in aggregate(events) if m.text] == ["Hello"]
+
+
+def test_adk_typescript_failure_is_the_failed_response() -> None:
+    """Its failed status names the response only in ``adk_custom_metadata``."""
+    failed = {
+        "kind": "status-update",
+        **IDS,
+        "final": True,
+        "status": {
+            "state": "failed",
+            "message": {
+                "kind": "message",
+                "messageId": "m9",
+                "role": "agent",
+                "parts": [{"kind": "text", "text": "boom"}],
+            },
+        },
+        "metadata": {"adk_custom_metadata": {"llm_response_id": "r1"}, "adk_error_code": "E42"},
+    }
+    events = decode_any_stream([_adk_ts_chunk("Partial", append=True, last=False), failed])
+    assert [e.id for e in events] == ["r1", "r1"]
+    assert events[-1].is_terminal_error()
