@@ -167,7 +167,7 @@ SCENARIOS = ("text", "reasoning", "tool", "parallel_tools", "error", "unicode", 
 
 
 FRAMEWORK_LEGEND = """\
-Python frameworks table: `trpc-py` = trpc-agent-python with its `a2a` extra (a2a-sdk 0.3, \
+Frameworks table: `trpc-py` = trpc-agent-python with its `a2a` extra (a2a-sdk 0.3, \
 A2A 0.3 JSON-RPC), `trpc-py-v1` = the same with its `a2a-v1` extra (a2a-sdk 1.x, trpc's own \
 A2A 1.0 implementation: its cells stand in for the Go v1 cells that cannot be built here, \
 see interop/go/README.md), `adk` = Google ADK (`to_a2a` server, `RemoteA2aAgent` client). \
@@ -198,7 +198,7 @@ h2c offer loses the request body at the bridge: tests/interop/test_sdk_peers.py)
 
 
 def versions() -> str:
-    """One line per framework peer, as installed under build/peers."""
+    """One line per framework and SDK peer, as installed (make peers)."""
     lines = []
     for framework in FRAMEWORKS:
         found = framework.version() if missing(framework) is None else "not installed"
