@@ -47,6 +47,9 @@ from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server.agent_host import add_agent_host
 from trpc_bridge.server.agui import agui_routes
+from trpc_bridge.server.auth.grpc_edge import GrpcAuthentication
+from trpc_bridge.server.auth.http_edge import HttpAuthentication
+from trpc_bridge.server.auth.options import SecurityOptions
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.card_routes import card_routes
@@ -67,7 +70,7 @@ from trpc_bridge.server.limits import (
     RequestLimits,
 )
 from trpc_bridge.server.media_types import MediaTypes
-from trpc_bridge.server.playground import playground_routes
+from trpc_bridge.server.playground import playground_paths, playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
 from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
@@ -136,6 +139,9 @@ class ServerOptions:
     #: ``agent-card.json`` also carries the 0.3 fields for requests without
     #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
     legacy_card: bool = False
+    #: Authentication and TLS (``server/auth``); by default ``X-User-ID`` on trust, which
+    #: only a loopback ``host`` allows.
+    security: SecurityOptions = field(default_factory=SecurityOptions)
 
 
 class BridgeServer:
@@ -145,6 +151,10 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        security = self.options.security
+        security.check(self.options.host)  # SecurityConfigError: one line naming the flags
+        self.gate = security.gate()
+        self.tls = security.tls
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
@@ -153,6 +163,7 @@ class BridgeServer:
             self.task_store,
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.run_timeout,
+            gate=self.gate,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
@@ -209,7 +220,8 @@ class BridgeServer:
     def base_url(self) -> str:
         if self.options.public_url and self._http is None:
             return self.options.public_url.rstrip("/")
-        return f"http://{self.options.host}:{self.http_port}{self.base_path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{self.options.host}:{self.http_port}{self.base_path}"
 
     @property
     def jsonrpc_url(self) -> str:
@@ -290,8 +302,19 @@ class BridgeServer:
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
+        public = [self.base_path + p for p in CARD_PATHS]
+        if self.options.playground:
+            public += playground_paths(self.base_path)
         middleware = [
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            # Before anything reads the body: every door's caller is verified here.
+            Middleware(
+                HttpAuthentication,
+                gate=self.gate,
+                jsonrpc_paths=jsonrpc,
+                plain_paths=[agui_path],
+                public_paths=public,
+            ),
             Middleware(
                 RequestLimits,
                 max_bytes=self.options.max_request_bytes,
@@ -316,6 +339,7 @@ class BridgeServer:
         host = self.options.host
         try:
             await check_task_store(self.task_store, self.options.task_store)
+            await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
             await self._start_durable()
@@ -324,7 +348,11 @@ class BridgeServer:
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
-                    self.grpc_port = self._grpc.add_insecure_port(address)
+                    if self.tls is not None:
+                        credentials = self.tls.grpc_credentials()
+                        self.grpc_port = self._grpc.add_secure_port(address, credentials)
+                    else:
+                        self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
                     raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
@@ -333,6 +361,7 @@ class BridgeServer:
                 header_timeout=self.options.header_timeout,
                 keep_alive=self.options.keep_alive,
                 max_connections=self.options.max_connections,
+                tls=None if self.tls is None else self.tls.server_context(),
             )
         except BaseException:
             await self.stop()
@@ -352,7 +381,8 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[GrpcScreen()],
+            # Authentication first: a call is let in before its request is even decoded.
+            interceptors=[GrpcAuthentication(self.gate), GrpcScreen()],
             maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
@@ -390,6 +420,7 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.gate.close()
         if self.push is not None:
             await self.push.close()
         if self.replicas is not None:
