@@ -40,8 +40,9 @@ from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
-from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
-from trpc_bridge.server.task_store import BoundedMemoryTaskStore
+from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
+from trpc_bridge.server.tasks.registry import TaskRegistry
+from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans

@@ -6,23 +6,23 @@ header is taken on trust, as trpc-agent-go does (``make run`` needs no set-up). 
 other interface the server refuses to start unless a scheme (``--auth``) or an explicit
 ``--trust-user-header`` (an authenticating proxy in front sets the header) says who
 callers are.
+
+The serving commands read this module for their flags' defaults (``cli/server_flags.py``),
+so the schemes, and what they import (JOSE, gRPC), load only when a server is built.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from trpc_bridge.server.auth.api_keys import ApiKeyFile, ApiKeyFileError
-from trpc_bridge.server.auth.authenticator import Authenticator, AuthGate
-from trpc_bridge.server.auth.mtls import ClientCertificate
-from trpc_bridge.server.auth.oidc import OidcConfigError, OidcVerifier, check_issuer
-from trpc_bridge.server.auth.principal import Scheme
-from trpc_bridge.server.auth.tls import TlsConfigError, TlsFiles
-from trpc_bridge.server.auth.trusted_header import TrustedHeader
+if TYPE_CHECKING:
+    from trpc_bridge.server.auth.authenticator import Authenticator, AuthGate
+    from trpc_bridge.server.auth.tls import TlsFiles
 
 #: ``--auth`` values; ``none`` leaves identity to ``--trust-user-header`` (or loopback).
-AUTH_CHOICES = ("none", Scheme.OIDC.value, Scheme.API_KEY.value, Scheme.MTLS.value)
+AUTH_CHOICES = ("none", "oidc", "api-key", "mtls")
 
 
 class SecurityConfigError(ValueError):
@@ -60,12 +60,18 @@ class SecurityOptions:
 
     @property
     def tls(self) -> TlsFiles | None:
+        from trpc_bridge.server.auth.tls import TlsFiles
+
         if not self.tls_cert:
             return None
         return TlsFiles(self.tls_cert, self.tls_key, self.tls_client_ca)
 
     def check(self, host: str) -> None:
-        """Raise :class:`SecurityConfigError` for flags that cannot be served on ``host``."""
+        """Raise :class:`SecurityConfigError` for flags that cannot be served on ``host``
+        (each file is read once, so a bad one is reported before anything listens)."""
+        from trpc_bridge.server.auth.oidc import OidcConfigError, check_issuer
+        from trpc_bridge.server.auth.tls import TlsConfigError
+
         if self.auth not in AUTH_CHOICES:
             raise SecurityConfigError(
                 f"--auth {self.auth!r}: choose one of {', '.join(AUTH_CHOICES)}"
@@ -78,11 +84,11 @@ class SecurityOptions:
             raise SecurityConfigError("--tls-cert and --tls-key go together")
         if self.tls_client_ca and not self.tls_cert:
             raise SecurityConfigError("--tls-client-ca needs --tls-cert and --tls-key")
-        if self.auth == Scheme.OIDC and not self.oidc_issuer:
+        if self.auth == "oidc" and not self.oidc_issuer:
             raise SecurityConfigError("--auth oidc needs --oidc-issuer URL")
-        if self.auth == Scheme.API_KEY and not self.api_keys:
+        if self.auth == "api-key" and not self.api_keys:
             raise SecurityConfigError("--auth api-key needs --api-keys FILE")
-        if self.auth == Scheme.MTLS and not self.tls_client_ca:
+        if self.auth == "mtls" and not self.tls_client_ca:
             raise SecurityConfigError(
                 "--auth mtls needs --tls-client-ca FILE (and --tls-cert, --tls-key)"
             )
@@ -93,30 +99,39 @@ class SecurityOptions:
                 "authenticating proxy that sets X-User-ID)"
             )
         try:
-            if self.auth == Scheme.OIDC:
+            if self.auth == "oidc":
                 check_issuer(self.oidc_issuer)
             if self.tls is not None:
                 self.tls.check()
         except (OidcConfigError, TlsConfigError) as exc:
             raise SecurityConfigError(str(exc)) from None
+        if self.auth == "api-key":
+            self.authenticator()  # reads the key file
 
     def authenticator(self) -> Authenticator:
         """The configured scheme's authenticator (call :meth:`check` first)."""
+        from trpc_bridge.server.auth.api_keys import ApiKeyFile, ApiKeyFileError
+        from trpc_bridge.server.auth.mtls import ClientCertificate
+        from trpc_bridge.server.auth.oidc import OidcConfigError, OidcVerifier
+        from trpc_bridge.server.auth.trusted_header import TrustedHeader
+
         try:
-            if self.auth == Scheme.OIDC:
+            if self.auth == "oidc":
                 return OidcVerifier(
                     self.oidc_issuer,
                     audience=self.audience,
                     user_claim=self.user_claim,
                     ca_file=self.oidc_ca_file,
                 )
-            if self.auth == Scheme.API_KEY:
+            if self.auth == "api-key":
                 return ApiKeyFile(self.api_keys)
         except (OidcConfigError, ApiKeyFileError) as exc:
             raise SecurityConfigError(str(exc)) from None
-        if self.auth == Scheme.MTLS:
+        if self.auth == "mtls":
             return ClientCertificate()
         return TrustedHeader()
 
     def gate(self) -> AuthGate:
+        from trpc_bridge.server.auth.authenticator import AuthGate
+
         return AuthGate(self.authenticator())
