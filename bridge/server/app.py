@@ -52,6 +52,7 @@ from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.a2a.rest_screen import RestScreen
+from trpc_bridge.server.auth.card_security import declare_security
 from trpc_bridge.server.auth.grpc_edge import GrpcAuthentication
 from trpc_bridge.server.auth.http_edge import HttpAuthentication
 from trpc_bridge.server.doors.agent_host import add_agent_host
@@ -188,12 +189,14 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(
+        card = build_agent_card(
             self.agent,
             base_url=self.base_url,
             grpc_address=self.grpc_address,
             push=self.push is not None,
         )
+        declare_security(card, self.options.security)
+        return card
 
     # --- ASGI -----------------------------------------------------------------------
 
