@@ -21,8 +21,8 @@ proxy in front, or a program on the same machine) is not a client the card speak
 from __future__ import annotations
 
 from a2a.types import (
-    APIKeySecurityScheme,
     AgentCard,
+    APIKeySecurityScheme,
     HTTPAuthSecurityScheme,
     MutualTlsSecurityScheme,
     OpenIdConnectSecurityScheme,

@@ -29,8 +29,11 @@ from jwt.exceptions import (
     ImmatureSignatureError,
     InvalidAlgorithmError,
     InvalidAudienceError,
+    InvalidIssuedAtError,
     InvalidIssuerError,
+    InvalidJTIError,
     InvalidSignatureError,
+    InvalidSubjectError,
     MissingRequiredClaimError,
     PyJWTError,
 )
@@ -86,6 +89,9 @@ _REFUSALS: tuple[tuple[type[PyJWTError], str], ...] = (
     (InvalidSignatureError, "the token's signature is not valid"),
     (InvalidAlgorithmError, "the token's algorithm is not accepted"),
     (MissingRequiredClaimError, "the token lacks a required claim"),
+    (InvalidSubjectError, "the token's subject (sub) is not a string"),
+    (InvalidIssuedAtError, "the token's issue time (iat) is not valid"),
+    (InvalidJTIError, "the token's id (jti) is not a string"),
     (DecodeError, "the token is not a valid JWT"),
 )
 
@@ -155,11 +161,8 @@ class OidcVerifier:
             header = jwt.get_unverified_header(token)
         except PyJWTError:
             raise Unauthenticated("the token is not a valid JWT") from None
-        kid = header.get("kid")
-        if kid is not None and not isinstance(kid, str):
-            raise Unauthenticated("the token's key id is not a string")
-        try:
-            key = await self.keys.find(kid)
+        try:  # PyJWT has checked that a kid, if any, is a string
+            key = await self.keys.find(header.get("kid"))
         except KeysUnavailable:
             raise Unavailable("the identity provider's keys cannot be fetched") from None
         if key is None:
