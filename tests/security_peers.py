@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import datetime
 import json
 import os
 import shutil
@@ -34,7 +35,10 @@ import httpx
 import jwt
 import pytest
 import trustme
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 HERE = Path(__file__).resolve().parent
@@ -88,18 +92,57 @@ class Pki:
         return cls(root, ca, other, ca_pem, server_cert, server_key)
 
     def client(self, *identities: str, other_ca: bool = False, common_name: str = "") -> ClientCert:
-        """A client certificate naming ``identities`` (SANs: URIs, DNS names or e-mail
-        addresses, as trustme writes them), signed by the CA or by ``other``."""
+        """A client certificate naming ``identities`` (subject alternative names: a URI
+        when it has ``://`` — a SPIFFE id —, an e-mail address when it has ``@``, else a
+        DNS name) and ``common_name``, signed by the CA or by ``other``."""
         key = f"{'other' if other_ca else 'ca'}:{common_name}:{','.join(identities)}"
         if key not in self._made:
-            issuer = self.other if other_ca else self.ca
-            issued = issuer.issue_cert(*identities, common_name=common_name or None)
             stem = self.root / f"client-{len(self._made)}"
             cert, private = stem.with_suffix(".pem"), stem.with_suffix(".key")
-            cert.write_bytes(b"".join(blob.bytes() for blob in issued.cert_chain_pems))
-            issued.private_key_pem.write_to_path(str(private))
+            pem, key_pem = _issue(self.other if other_ca else self.ca, identities, common_name)
+            cert.write_bytes(pem)
+            private.write_bytes(key_pem)
             self._made[key] = ClientCert(cert, private)
         return self._made[key]
+
+
+def _issue(ca: trustme.CA, identities: tuple[str, ...], common_name: str) -> tuple[bytes, bytes]:
+    """A client certificate signed by ``ca`` (trustme writes no URI names: built here)."""
+    issuer = x509.load_pem_x509_certificate(ca.cert_pem.bytes())
+    signer: Any = serialization.load_pem_private_key(ca.private_key_pem.bytes(), None)
+    private = ec.generate_private_key(ec.SECP256R1())
+    names: list[x509.GeneralName] = [
+        x509.UniformResourceIdentifier(i)
+        if "://" in i
+        else x509.RFC822Name(i)
+        if "@" in i
+        else x509.DNSName(i)
+        for i in identities
+    ]
+    subject = x509.Name(
+        [x509.NameAttribute(NameOID.COMMON_NAME, common_name)] if common_name else []
+    )
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer.subject)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+    )
+    if names:
+        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+    certificate = builder.sign(signer, hashes.SHA256())
+    key_pem = private.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return certificate.public_bytes(serialization.Encoding.PEM), key_pem
 
 
 # --- the OpenID provider ----------------------------------------------------------------
@@ -123,7 +166,12 @@ class SigningKey:
     private: Any
 
     def private_jwk(self) -> dict[str, Any]:
-        return {**_algorithm(self.alg).to_jwk(self.private, as_dict=True), "kid": self.kid, "alg": self.alg, "use": "sig"}
+        return {
+            **_algorithm(self.alg).to_jwk(self.private, as_dict=True),
+            "kid": self.kid,
+            "alg": self.alg,
+            "use": "sig",
+        }
 
     def public_jwk(self) -> dict[str, Any]:
         public = _algorithm(self.alg).to_jwk(self.private.public_key(), as_dict=True)
@@ -158,7 +206,9 @@ class OidcPeer:
     client-credentials clients whose id is also the token's ``sub``; their secret is
     ``<id>-secret``."""
 
-    def __init__(self, process: subprocess.Popen[str], issuer: str, audience: str, keys: list[SigningKey]) -> None:
+    def __init__(
+        self, process: subprocess.Popen[str], issuer: str, audience: str, keys: list[SigningKey]
+    ) -> None:
         self.process = process
         self.issuer = issuer
         self.audience = audience
