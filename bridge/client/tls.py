@@ -29,7 +29,15 @@ class ClientTls:
         """How to open a gRPC channel to a card's ``host:port``; ``secure``: the card came
         over ``https``."""
         if not secure:
-            return grpc.aio.insecure_channel
+
+            def plain_channel(target: str) -> grpc.aio.Channel:
+                return grpc.aio.insecure_channel(target)
+
+            return plain_channel
         roots = Path(self.ca_file).read_bytes() if self.ca_file else None
         credentials = grpc.ssl_channel_credentials(root_certificates=roots)
-        return lambda target: grpc.aio.secure_channel(target, credentials)
+
+        def secure_channel(target: str) -> grpc.aio.Channel:
+            return grpc.aio.secure_channel(target, credentials)
+
+        return secure_channel

@@ -113,7 +113,9 @@ def _foreign_key_same_kid(idp: OidcPeer) -> str:
     return jwt.encode(idp.claims(), impostor.private, "RS256", headers={"kid": idp.keys[0].kid})
 
 
-_now = lambda: int(time.time())  # noqa: E731
+def _now() -> int:
+    return int(time.time())
+
 
 INVALID = "the token is not a valid JWT"
 CASES: dict[str, Case] = {

@@ -10,7 +10,7 @@ is authenticated but cannot be served: 403.
 from __future__ import annotations
 
 from cryptography import x509
-from cryptography.x509.oid import ExtensionOID, NameOID
+from cryptography.x509.oid import NameOID
 
 from trpc_bridge.server.auth.authenticator import REALM, checked_user_id
 from trpc_bridge.server.auth.errors import Forbidden, Unauthenticated
@@ -23,8 +23,8 @@ def certificate_identity(pem: str) -> str:
     it names no one."""
     certificate = x509.load_pem_x509_certificate(pem.encode("ascii"))
     try:
-        names = certificate.extensions.get_extension_for_oid(
-            ExtensionOID.SUBJECT_ALTERNATIVE_NAME
+        names: x509.SubjectAlternativeName | None = certificate.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
         ).value
     except x509.ExtensionNotFound:
         names = None

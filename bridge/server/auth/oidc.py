@@ -37,6 +37,7 @@ from jwt.exceptions import (
     MissingRequiredClaimError,
     PyJWTError,
 )
+from jwt.types import Options
 
 from trpc_bridge.server.auth.authenticator import bearer_challenge, bearer_token, checked_user_id
 from trpc_bridge.server.auth.errors import Unauthenticated, Unavailable
@@ -125,10 +126,7 @@ class OidcVerifier:
         self._http = httpx.AsyncClient(verify=verify, timeout=5.0, follow_redirects=False)
         self._jwks_uri = ""
         self.keys = KeyCache(self._fetch_keys, min_interval=min_refetch, max_age=max_key_age)
-        self._options: dict[str, Any] = {
-            "require": ["exp", "iss"],
-            "verify_aud": bool(audience),
-        }
+        self._options: Options = {"require": ["exp", "iss"], "verify_aud": bool(audience)}
 
     async def _get_json(self, url: str) -> Any:
         response = await self._http.get(url, headers={"Accept": "application/json"})

@@ -64,7 +64,7 @@ class TlsFiles:
         self.grpc_credentials()
 
 
-def tls_scope_extension(transport: object) -> dict[str, object] | None:
+def tls_scope_extension(transport: object) -> dict[object, object] | None:
     """The ASGI TLS extension of a connection (``scope["extensions"]["tls"]``): its
     verified client certificate (PEM) in ``client_cert_chain``; None without TLS."""
     get_extra_info = getattr(transport, "get_extra_info", None)

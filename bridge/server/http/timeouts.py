@@ -32,7 +32,7 @@ def head_deadline_protocol(header_timeout: float) -> type[HttpToolsProtocol]:
 
     class HeadDeadline(HttpToolsProtocol):
         _head_timer: asyncio.TimerHandle | None = None
-        _tls: dict[str, object] | None = None
+        _tls: dict[object, object] | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
