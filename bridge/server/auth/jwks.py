@@ -103,6 +103,8 @@ class KeyCache:
         self._lock = asyncio.Lock()
         #: Fetches made (for the tests and the bench).
         self.fetches = 0
+        #: Changes each time a fetched key set replaces the keys (see ``fresh``).
+        self.generation = 0
 
     def _pick(self, kid: str | None) -> SigningKey | None:
         keys = self._keys or {}
@@ -110,6 +112,11 @@ class KeyCache:
             return keys.get(kid)
         only = list(keys.values())
         return only[0] if len(only) == 1 else None  # no kid: only a lone key is certain
+
+    def fresh(self, generation: int) -> bool:
+        """Whether keys of ``generation`` are still the ones in use and younger than
+        ``max_age`` (what a verification made with them may be reused for)."""
+        return generation == self.generation and self._clock() - self._fetched < self.max_age
 
     async def find(self, kid: str | None) -> SigningKey | None:
         """The key ``kid`` names (a token without ``kid``: the provider's only key);
@@ -139,6 +146,7 @@ class KeyCache:
             if not keys:
                 logger.warning("the identity provider's key set holds no usable signing key")
             self._keys = {key.kid: key for key in keys}
+            self.generation += 1
 
 
 def _reason(exc: Exception) -> str:

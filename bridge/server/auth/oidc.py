@@ -12,12 +12,20 @@ id is the ``--user-claim`` claim (``sub`` by default).
 
 The issuer must be ``https``; plain ``http`` is accepted for a loopback issuer only (a
 provider on the same machine, as in development and the tests).
+
+A client sends the same access token with every request until it expires, so a verified
+token is remembered (at most :data:`REMEMBERED` of them) until its ``exp``, and only
+while the keys it was verified with are still the current ones and younger than the key
+cache's maximum age: a withdrawn key stops being accepted as soon as it would without the
+memory. A signature check costs ~60 µs (RS256); a remembered token, a dict lookup
+(``bench/auth.py``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import ssl
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,6 +58,8 @@ LEEWAY = 30
 #: Longer tokens are refused unread (a JWT of a few claims is well under 2 KB).
 MAX_TOKEN_BYTES = 16 * 1024
 DISCOVERY_PATH = "/.well-known/openid-configuration"
+#: Verified tokens remembered at most (then the memory starts again, empty).
+REMEMBERED = 4096
 
 
 class OidcConfigError(ValueError):
@@ -126,6 +136,8 @@ class OidcVerifier:
         self._http = httpx.AsyncClient(verify=verify, timeout=5.0, follow_redirects=False)
         self._jwks_uri = ""
         self.keys = KeyCache(self._fetch_keys, min_interval=min_refetch, max_age=max_key_age)
+        #: token → (its exp, the key generation it was verified with, the principal)
+        self._verified: dict[str, tuple[float, int, Principal]] = {}
         self._options: Options = {"require": ["exp", "iss"], "verify_aud": bool(audience)}
 
     async def _get_json(self, url: str) -> Any:
@@ -181,13 +193,24 @@ class OidcVerifier:
 
     async def authenticate(self, presented: Presented) -> Principal:
         token = bearer_token(presented)
+        remembered = self._verified.get(token)
+        if remembered is not None:
+            expires, generation, principal = remembered
+            if time.time() < expires and self.keys.fresh(generation):
+                return principal
+            del self._verified[token]
+        generation = self.keys.generation
         claims = await self.verify(token)
         user_id = claims.get(self.user_claim)
         if not isinstance(user_id, str):
             user_id = ""
-        return Principal(
-            checked_user_id(user_id, f"token's {self.user_claim} claim"), self.scheme, token
-        )
+        user_id = checked_user_id(user_id, f"token's {self.user_claim} claim")
+        principal = Principal(user_id, self.scheme, token)
+        if generation == self.keys.generation:  # not verified with keys fetched meanwhile
+            if len(self._verified) >= REMEMBERED:
+                self._verified.clear()
+            self._verified[token] = (float(claims["exp"]), generation, principal)
+        return principal
 
     def challenge(self, refusal: Unauthenticated) -> str:
         return bearer_challenge(refusal)
