@@ -126,7 +126,7 @@ agenthost:
 		go build -o bin/agenthost .
 
 # The TCK against every target of the README's conformance table (proxy-go needs `go`).
-CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
+CONFORMANCE_TARGETS ?= tck tck-auth demo proxy-go sdk-echo
 conformance: $(STAMP)
 	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done
 
