@@ -82,7 +82,7 @@ class Probe:
                 if method == "SubscribeToTask":
                     next(iter(answer))
             except grpc.RpcError as exc:
-                return exc.code()  # type: ignore[no-any-return]
+                return exc.code()
         return grpc.StatusCode.OK
 
     def task_of(self, key: str) -> str:
@@ -101,7 +101,7 @@ def _server_002(probe: Probe, transport: str) -> str:
     failures: list[str] = []
     for key in (None, wrong):
         if transport == "jsonrpc":
-            calls = {
+            calls: dict[str, dict[str, Any]] = {
                 "SendMessage": {"message": _message()},
                 "SendStreamingMessage": {"message": _message()},
                 "GetTask": {"id": task},

@@ -238,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tallies = tally(records)
     title = args.sut or f"--target {args.target}"
     print("\n".join(report(tallies, levels, title)), flush=True)
+    for record in extra:  # counted above too; named here, as the TCK names none of them
+        print(f"  {record['id']}: {record['outcome']} {record['reason']}".rstrip())
     must_failures = [f for (_, level), t in tallies.items() if level == "must" for f in t.failures]
     if args.show_failures or (args.require_must and must_failures):
         failures = sorted({f for t in tallies.values() for f in t.failures})
