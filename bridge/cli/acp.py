@@ -38,7 +38,7 @@ def acp(
         typer.echo(f"error: --user: {exc.message}", err=True)
         raise typer.Exit(2) from exc
     from trpc_bridge.agents.loader import AgentLoadError, load_agent
-    from trpc_bridge.client.card import RemoteAgentError
+    from trpc_bridge.client.errors import RemoteAgentError
     from trpc_bridge.server.doors.acp.stdio import StdioError, serve_acp, serve_acp_upstream
 
     try:

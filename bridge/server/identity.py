@@ -15,7 +15,7 @@ that header rule; with any other scheme such a call is refused (:func:`unscreene
 The value is trimmed; without one the caller is ``anonymous``, one shared identity.
 
 Credentials never travel further than the edge: :func:`without_credentials` drops them
-from the headers a :class:`~trpc_bridge.server.runner.Caller` carries on (encoding
+from the headers a :class:`~trpc_bridge.server.runner.IncomingCall` carries on (encoding
 negotiation, the trace context).
 """
 
@@ -26,10 +26,11 @@ from typing import Any
 
 from a2a.server.context import ServerCallContext
 
+from trpc_bridge.names import USER_ID_KEY
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.errors import Unauthenticated
 from trpc_bridge.server.auth.grpc_edge import CALL_PRINCIPAL
-from trpc_bridge.server.auth.presented import CREDENTIAL_HEADERS, USER_ID
+from trpc_bridge.server.auth.presented import CREDENTIAL_HEADERS
 from trpc_bridge.server.auth.principal import Principal, Scheme
 from trpc_bridge.server.auth.trusted_header import header_principal
 
@@ -81,4 +82,4 @@ def unscreened(gate: AuthGate, headers: Mapping[str, str]) -> Principal:
     :class:`~trpc_bridge.server.auth.errors.AuthError`."""
     if gate.scheme is not Scheme.HEADER:
         raise Unauthenticated("the request did not pass the server's authentication", error="")
-    return header_principal(headers.get(USER_ID))
+    return header_principal(headers.get(USER_ID_KEY))

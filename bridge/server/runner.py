@@ -2,7 +2,7 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`Caller` (:meth:`AgentRunner.caller_of` applies the one identity rule to the
+:class:`IncomingCall` (:meth:`AgentRunner.caller_of` applies the one identity rule to the
 principal the server's edge verified), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
@@ -49,12 +49,9 @@ from trpc_bridge.telemetry.tools import ToolSpans
 
 logger = logging.getLogger(__name__)
 
-#: ``Caller.transport`` of the doors that are not A2A bindings.
-TRANSPORT_AGUI = "AG-UI"
-
 
 @dataclass(frozen=True)
-class Caller:
+class IncomingCall:
     """One incoming call, as every door describes it."""
 
     #: The resolved identity (:meth:`AgentRunner.caller_of`).
@@ -131,7 +128,7 @@ class AgentRunner:
         *,
         transport: str,
         protocol_version: str = "",
-    ) -> Caller:
+    ) -> IncomingCall:
         """The identity rule (``server/identity.py``): the caller is ``principal``, which
         the server's edge verified; a call no edge let in (None) is identified by the
         trusted header when this runner trusts it, and refused otherwise. ``headers``
@@ -139,7 +136,7 @@ class AgentRunner:
         :class:`~trpc_bridge.server.auth.errors.AuthError`."""
         if principal is None:
             principal = unscreened(self.gate, headers)
-        return Caller(
+        return IncomingCall(
             user_id=principal.user_id,
             transport=transport,
             protocol_version=protocol_version,
@@ -150,7 +147,7 @@ class AgentRunner:
     async def run(
         self,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
@@ -216,7 +213,7 @@ class AgentRunner:
         self,
         live: LiveTask,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
     ) -> None:

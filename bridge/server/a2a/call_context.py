@@ -1,4 +1,4 @@
-"""An a2a-sdk call (``ServerCallContext``) as the runner's :class:`Caller`.
+"""An a2a-sdk call (``ServerCallContext``) as the runner's :class:`IncomingCall`.
 
 a2a-sdk builds one context per call on every transport: HTTP puts the request headers in
 ``state["headers"]`` (JSON-RPC adds the method name in ``state["method"]``), gRPC puts
@@ -18,12 +18,11 @@ from a2a.server.request_handlers.grpc_handler import (
 from a2a.utils.errors import InvalidParamsError
 
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.names import A2A_VERSION_HEADER
+from trpc_bridge.names import A2A_VERSION_HEADER, TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.auth.grpc_edge import CALL_PRINCIPAL
 from trpc_bridge.server.identity import a2a_principal, context_headers
-from trpc_bridge.server.runner import AgentRunner, Caller
-from trpc_bridge.telemetry.spans import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
+from trpc_bridge.server.runner import AgentRunner, IncomingCall
 
 _VERSION_KEY = "a2a_version"
 
@@ -67,7 +66,7 @@ def _transport(context: ServerCallContext) -> str:
     return TRANSPORT_JSONRPC if "method" in context.state else TRANSPORT_REST
 
 
-def a2a_caller(context: ServerCallContext, runner: AgentRunner) -> Caller:
+def a2a_caller(context: ServerCallContext, runner: AgentRunner) -> IncomingCall:
     """The caller of an A2A call, by ``runner``'s identity rule. The edges refuse bad
     credentials before a call gets here; a call that passed no edge and cannot be
     identified (``identity.unscreened``) is an invalid-params error."""

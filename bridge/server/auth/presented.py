@@ -13,15 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from trpc_bridge.names import USER_ID_HEADER
+from trpc_bridge.names import USER_ID_KEY
 from trpc_bridge.server.auth.errors import CredentialMisuse
 
 AUTHORIZATION = "authorization"
 API_KEY_HEADER = "x-api-key"
-USER_ID = USER_ID_HEADER.lower()
 #: Headers that carry who the caller is: never sent twice, never passed to an agent.
 CREDENTIAL_HEADERS = frozenset({AUTHORIZATION, API_KEY_HEADER, "proxy-authorization", "cookie"})
-_SINGLE = frozenset({AUTHORIZATION, API_KEY_HEADER, USER_ID})
+_SINGLE = frozenset({AUTHORIZATION, API_KEY_HEADER, USER_ID_KEY})
 #: Query parameters that would carry a credential in a URL (RFC 6750 §2.3's
 #: ``access_token`` and the usual API-key spellings), compared case-insensitively.
 URL_CREDENTIALS = frozenset(

@@ -9,9 +9,9 @@ the task store's owner column, or a second copy of the header, is a client error
 
 from __future__ import annotations
 
-from trpc_bridge.names import USER_ID_HEADER
+from trpc_bridge.names import USER_ID_HEADER, USER_ID_KEY
 from trpc_bridge.server.auth.errors import CredentialMisuse, Unauthenticated
-from trpc_bridge.server.auth.presented import USER_ID, Presented
+from trpc_bridge.server.auth.presented import Presented
 from trpc_bridge.server.auth.principal import Principal, Scheme
 from trpc_bridge.server.tasks.store import ANONYMOUS, ID_LENGTH
 
@@ -28,7 +28,7 @@ class TrustedHeader:
     scheme = Scheme.HEADER
 
     async def authenticate(self, presented: Presented) -> Principal:
-        return header_principal(presented.one(USER_ID))
+        return header_principal(presented.one(USER_ID_KEY))
 
     def challenge(self, refusal: Unauthenticated) -> str:  # never refuses: no challenge
         return ""

@@ -29,15 +29,13 @@ from trpc_bridge.codecs.agent_proto import (
     request_from_proto,
 )
 from trpc_bridge.events import AgentEvent, ErrorType
+from trpc_bridge.names import TRANSPORT_AGENT_HOST
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.identity import grpc_principal, lower_headers
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.v1 import agent_pb2 as pb
 from trpc_bridge.v1 import agent_pb2_grpc
-
-#: ``Caller.transport`` (and the span's ``a2a.transport``) of this door.
-TRANSPORT_AGENT_HOST = "AgentHost"
 
 
 class AgentHostDoor(agent_pb2_grpc.AgentHostServicer):

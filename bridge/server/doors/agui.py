@@ -37,10 +37,11 @@ from trpc_bridge.codecs.agui.request import request_from_run_input
 from trpc_bridge.codecs.agui.translator import AguiTranslator
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.json_body import BodyError, read_json
+from trpc_bridge.names import TRANSPORT_AGUI
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.identity import http_principal, lower_headers
-from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner
+from trpc_bridge.server.runner import AgentRunner
 
 DEFAULT_PATH = "/agui"
 
