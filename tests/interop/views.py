@@ -261,10 +261,10 @@ def a2a_view(frames: Iterable[Mapping[str, Any]]) -> View:
         texts.append("".join(p.get("text", "") for p in parts if not _thought(p)))
         thoughts.append("".join(p.get("text", "") for p in parts if _thought(p)))
         for part in parts:
-            data, kind = part.get("data"), (part.get("metadata") or {}).get("type")
-            if isinstance(data, Mapping) and kind == "function_call":
+            data, part_type = part.get("data"), (part.get("metadata") or {}).get("type")
+            if isinstance(data, Mapping) and part_type == "function_call":
                 calls.append((str(data.get("name")), _canon(data.get("args"))))
-            elif isinstance(data, Mapping) and kind == "function_response":
+            elif isinstance(data, Mapping) and part_type == "function_response":
                 results.append((str(data.get("name")), _canon(data.get("response"))))
     return View(
         texts=_shown(texts),
