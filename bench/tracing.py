@@ -40,7 +40,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.client import invoke_agent_span

@@ -203,7 +203,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
-    from trpc_bridge.server.push_policy import PushPolicy
+    from trpc_bridge.server.push.policy import PushPolicy
 
     try:
         policy = parse_negotiation(flags["negotiation"])
@@ -283,7 +283,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     import gc
 
     from trpc_bridge.cli.event_loop import LoopError, run
-    from trpc_bridge.server.task_store import TaskStoreError
+    from trpc_bridge.server.tasks.store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
     # sight, a full collection no longer rescans those ~100k objects (during a 10k-delta

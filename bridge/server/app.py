@@ -45,20 +45,20 @@ from starlette.routing import BaseRoute
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
 from trpc_bridge.names import CARD_PATHS
-from trpc_bridge.server.agent_host import add_agent_host
-from trpc_bridge.server.agui import agui_routes
-from trpc_bridge.server.call_context import GrpcVersionContextBuilder
-from trpc_bridge.server.card import build_agent_card, public_card
-from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
+from trpc_bridge.server.a2a.card import build_agent_card, public_card
+from trpc_bridge.server.a2a.card_routes import card_routes
+from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
+from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.a2a.handler import BridgeRequestHandler, HandlerOptions
+from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
+from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
+from trpc_bridge.server.a2a.rest_screen import RestScreen
+from trpc_bridge.server.doors.agent_host import add_agent_host
+from trpc_bridge.server.doors.agui import agui_routes
+from trpc_bridge.server.doors.playground import playground_routes
 from trpc_bridge.server.drain import DEFAULT_GRACE, drain
-from trpc_bridge.server.fanout import FanOut, make_fanout
-from trpc_bridge.server.grpc_screen import GrpcScreen
-from trpc_bridge.server.grpc_service import BridgeGrpcHandler
-from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
-from trpc_bridge.server.http_listener import HttpListener, check_port_free
-from trpc_bridge.server.jsonrpc03 import Jsonrpc03Methods
-from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
-from trpc_bridge.server.limits import (
+from trpc_bridge.server.http.limits import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_KEEP_ALIVE,
@@ -66,24 +66,25 @@ from trpc_bridge.server.limits import (
     DEFAULT_MAX_REQUEST_BYTES,
     RequestLimits,
 )
-from trpc_bridge.server.media_types import MediaTypes
-from trpc_bridge.server.playground import playground_routes
-from trpc_bridge.server.push_delivery import PushDelivery
-from trpc_bridge.server.push_policy import PushPolicy
-from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
+from trpc_bridge.server.http.listener import HttpListener, check_port_free
+from trpc_bridge.server.http.media_types import MediaTypes
+from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
-from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
-from trpc_bridge.server.rest_screen import RestScreen
+from trpc_bridge.server.replicas.factory import make_fanout
+from trpc_bridge.server.replicas.fanout import FanOut
+from trpc_bridge.server.replicas.journal import DEFAULT_INTERVAL, TaskJournal
+from trpc_bridge.server.replicas.monitor import DEFAULT_TIMEOUT, ReplicaMonitor
+from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
-from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
-from trpc_bridge.server.task_store import (
+from trpc_bridge.server.tasks.store import (
     DEFAULT_KEEP_TASKS,
     WideIdTaskStore,
     check_task_store,
     make_task_store,
 )
-from trpc_bridge.server.task_tables import JournalTables, Replica
+from trpc_bridge.server.tasks.subscriber import DEFAULT_COALESCE_AFTER
 
 
 @dataclass(frozen=True)

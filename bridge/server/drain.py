@@ -14,8 +14,8 @@ import asyncio
 import contextlib
 import logging
 
-from trpc_bridge.server.interruption import SHUTDOWN
-from trpc_bridge.server.task_registry import TaskRegistry
+from trpc_bridge.server.tasks.interruption import SHUTDOWN
+from trpc_bridge.server.tasks.registry import TaskRegistry
 
 logger = logging.getLogger(__name__)
 

@@ -151,6 +151,6 @@ async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
 
 
 def _owner(user: str) -> Any:
-    from trpc_bridge.server.task_store import owner_context
+    from trpc_bridge.server.tasks.store import owner_context
 
     return owner_context(user)

@@ -41,9 +41,9 @@ from starlette.routing import Route
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.http_listener import serving
-from trpc_bridge.server.push_delivery import NOTIFICATION_ID_HEADER, RetryPolicy
-from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.http.listener import serving
+from trpc_bridge.server.push.delivery import NOTIFICATION_ID_HEADER, RetryPolicy
+from trpc_bridge.server.push.policy import PushPolicy
 
 from .helpers import as_user, go_message, jsonrpc, sdk_client
 
