@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from opentelemetry import trace
+from opentelemetry.trace import SpanContext
 
 LOG_FORMATS: Final = ("text", "json")
 #: The logger of the one line per request (``--access-log``).
@@ -60,17 +61,15 @@ def reset_request_fields(token: contextvars.Token[LogFields | None]) -> None:
     _REQUEST.reset(token)
 
 
-def note_run(
-    *, trace_id: int = 0, span_id: int = 0, task_id: str = "", transport: str = ""
-) -> None:
+def note_run(span: SpanContext | None, *, task_id: str = "", transport: str = "") -> None:
     """The runner's part: the run's SERVER span, task and transport, for the lines of the
     request that started it (nothing when no request is being logged)."""
     fields = _REQUEST.get()
     if fields is None:
         return
-    if trace_id:
-        fields.trace_id = f"{trace_id:032x}"
-        fields.span_id = f"{span_id:016x}"
+    if span is not None:
+        fields.trace_id = f"{span.trace_id:032x}"
+        fields.span_id = f"{span.span_id:016x}"
     if task_id:
         fields.task_id = task_id
     if transport:
@@ -115,6 +114,13 @@ class JsonFormatter(logging.Formatter):
 
 
 _TEXT_FORMAT = "%(message)s"
+_json_lines = False
+
+
+def json_lines() -> bool:
+    """Whether :func:`setup_logging` chose JSON: a server then leaves uvicorn's loggers to
+    the root handler instead of installing uvicorn's own plain-text ones."""
+    return _json_lines
 
 
 def setup_logging(log_format: str = "text", *, access_log: bool = False) -> None:
@@ -124,8 +130,10 @@ def setup_logging(log_format: str = "text", *, access_log: bool = False) -> None
     access lines when ``access_log``; ``json`` writes every line as JSON, the bridge's
     own from INFO (so the access lines) and other libraries' from WARNING.
     """
+    global _json_lines
     if log_format not in LOG_FORMATS:
         raise ValueError(f"log format {log_format!r}: use {' or '.join(LOG_FORMATS)}")
+    _json_lines = log_format == "json"
     access = logging.getLogger(ACCESS_LOGGER)
     access.setLevel(logging.INFO if access_log else logging.WARNING)
     handler = logging.StreamHandler(sys.stderr)

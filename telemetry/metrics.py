@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from opentelemetry import metrics
@@ -86,9 +86,7 @@ _SHORT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 
 #: ``error.type`` values a run may carry; anything else an agent invents is ``_OTHER``
 #: (an agent's error type is its own string: not a bounded set).
-_KNOWN_ERRORS = frozenset(
-    {ErrorType.FLOW, ErrorType.RUN, ErrorType.API, ErrorType.STOP_AGENT, "run_timeout"}
-)
+_KNOWN_ERRORS = frozenset({ErrorType.FLOW, ErrorType.RUN, ErrorType.API, ErrorType.STOP_AGENT})
 _OTHER = "_OTHER"
 #: HTTP methods as the HTTP conventions list them; any other is ``_OTHER``.
 _HTTP_METHODS = frozenset(
@@ -178,7 +176,7 @@ class BridgeMetrics:
             description="Duration of task-store calls.",
             explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
         )
-        self._running: dict[int, tuple[Attributes, Callable[[], int]]] = {}
+        self._running: dict[int, tuple[Mapping[str, AttributeValue], Callable[[], int]]] = {}
         self._lock = threading.Lock()
         meter.create_observable_up_down_counter(
             RUNNING_TASKS,
@@ -190,7 +188,9 @@ class BridgeMetrics:
 
     # --- running tasks: read when the exporter collects ------------------------------------
 
-    def watch_running(self, attributes: Attributes, count: Callable[[], int]) -> Callable[[], None]:
+    def watch_running(
+        self, attributes: Mapping[str, AttributeValue], count: Callable[[], int]
+    ) -> Callable[[], None]:
         """Report ``count()`` as the running tasks of ``attributes`` until the returned
         function is called (a server calls it when it stops)."""
         key = id(count)
@@ -306,6 +306,7 @@ class RunMeter:
     __slots__ = (
         "_attributes",
         "_deltas",
+        "_done",
         "_error",
         "_events",
         "_first",
@@ -327,9 +328,12 @@ class RunMeter:
         self._input_tokens = 0
         self._output_tokens = 0
         self._error = ""
+        self._done = False
 
     def observe(self, event: AgentEvent) -> None:
         self._events += 1
+        if event.done:
+            self._done = True
         if event.is_partial and event.choices:
             delta = event.choices[0].delta
             if delta.content or delta.reasoning_content:
@@ -347,7 +351,9 @@ class RunMeter:
             self._error = error_type(error.type)
 
     def end(self, *, cancelled: bool = False) -> None:
-        """Record the run; ``cancelled``: the caller or the server stopped it."""
+        """Record the run; ``cancelled``: it was stopped before its end (a consumer that
+        stops reading after a final event, ``done``, has not cancelled anything)."""
+        cancelled = cancelled and not self._done
         metrics = self._metrics
         elapsed = time.perf_counter() - self._started
         attributes = dict(self._attributes)

@@ -68,6 +68,8 @@ from trpc_bridge.server.http.limits import (
 )
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
 from trpc_bridge.server.http.media_types import MediaTypes
+from trpc_bridge.server.ops.operations import Operations
+from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.push.policy import PushPolicy
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
@@ -77,7 +79,7 @@ from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.replicas.journal import DEFAULT_INTERVAL, TaskJournal
 from trpc_bridge.server.replicas.monitor import DEFAULT_TIMEOUT, ReplicaMonitor
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
-from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner
 from trpc_bridge.server.tasks.store import (
     DEFAULT_KEEP_TASKS,
     WideIdTaskStore,
@@ -85,6 +87,11 @@ from trpc_bridge.server.tasks.store import (
     make_task_store,
 )
 from trpc_bridge.server.tasks.subscriber import DEFAULT_COALESCE_AFTER
+from trpc_bridge.telemetry.spans import TRANSPORT_JSONRPC
+
+#: The gRPC services the health service reports on (besides the server as a whole).
+A2A_SERVICES = ("lf.a2a.v1.A2AService", "a2a.v1.A2AService")
+AGENT_HOST_SERVICE = "trpc_bridge.v1.AgentHost"
 
 
 @dataclass(frozen=True)
@@ -137,6 +144,8 @@ class ServerOptions:
     #: ``agent-card.json`` also carries the 0.3 fields for requests without
     #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
     legacy_card: bool = False
+    #: Metrics, probes, access lines, the trace view (``server/ops``).
+    ops: OpsOptions = field(default_factory=OpsOptions)
 
 
 class BridgeServer:
@@ -146,6 +155,7 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        self.ops = Operations(self.options.ops, agent_name=agent.name)
         self.task_store = make_task_store(
             self.options.task_store, keep_tasks=self.options.keep_tasks
         )
@@ -154,6 +164,7 @@ class BridgeServer:
             self.task_store,
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.run_timeout,
+            metrics=self.ops.metrics,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
@@ -174,6 +185,7 @@ class BridgeServer:
             ),
             push=self.push,
         )
+        self.ops.watch(self.runner.tasks, self.task_store, self.fanout)
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
@@ -248,6 +260,13 @@ class BridgeServer:
         if self.grpc_address:
             lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
+        root = f"http://{self.options.host}:{self.http_port}"
+        lines.append(f"probes    {root}/healthz  {root}/readyz")
+        ops = self.options.ops
+        if ops.prometheus is not None and ops.metrics_path:
+            lines.append(f"metrics   {root}/metrics")
+        if self.ops.metrics_port is not None:
+            lines.append(f"metrics   http://{self.options.host}:{self.ops.metrics_port}/metrics")
         return lines
 
     def agent_card(self) -> AgentCard:
@@ -287,11 +306,14 @@ class BridgeServer:
         routes.extend(agui_routes(self.runner, path=agui_path))
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
+        routes.extend(self.ops.routes(self.base_path, playground=self.options.playground))
         routes.extend(
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
+        transports = {path: TRANSPORT_JSONRPC for path in jsonrpc} | {agui_path: TRANSPORT_AGUI}
         middleware = [
+            *self.ops.middleware(transports),
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
             Middleware(
                 RequestLimits,
@@ -299,7 +321,11 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 body_timeout=self.options.body_timeout,
             ),
-            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(
+                MediaTypes,
+                jsonrpc_paths=jsonrpc,
+                unchecked_paths=[agui_path, *self.ops.unchecked_paths(self.base_path)],
+            ),
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
@@ -335,6 +361,7 @@ class BridgeServer:
                 keep_alive=self.options.keep_alive,
                 max_connections=self.options.max_connections,
             )
+            await self.ops.start(host)
         except BaseException:
             await self.stop()
             raise
@@ -353,7 +380,7 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[GrpcScreen()],
+            interceptors=[*self.ops.grpc_interceptors(), GrpcScreen()],
             maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
@@ -373,6 +400,7 @@ class BridgeServer:
         )
         # The event model itself, for callers that do not speak A2A (any language).
         add_agent_host(self.runner, server)
+        self.ops.add_health(server, [*A2A_SERVICES, AGENT_HOST_SERVICE])
         return server
 
     async def stop(self) -> None:
@@ -391,6 +419,7 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.ops.stop()
         if self.push is not None:
             await self.push.close()
         if self.replicas is not None:
@@ -433,14 +462,17 @@ class BridgeServer:
             await self.stop()
 
     async def shut_down(self, forced: asyncio.Event | None = None) -> None:
-        """Stop accepting (connections, RPCs, new runs), give running tasks
-        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        """Fail readiness (and wait ``unready_delay`` seconds), stop accepting
+        (connections, RPCs, new runs), give running tasks ``shutdown_grace`` seconds, then
+        end each with a final frame (see drain)."""
         grace = self.options.shutdown_grace
+        forced = forced or asyncio.Event()
+        await self.ops.drain(forced)
         if self._http is not None:
             self._http.stop_accepting()
         if self._grpc is not None:  # new RPCs refused now; running ones end below
             self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
-        await drain(self.runner.tasks, grace, forced or asyncio.Event())
+        await drain(self.runner.tasks, grace, forced)
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()
