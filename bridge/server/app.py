@@ -329,7 +329,12 @@ class BridgeServer:
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
-                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+                other_paths=[
+                    *jsonrpc,
+                    agui_path,
+                    *(self.base_path + p for p in CARD_PATHS),
+                    *self.ops.unchecked_paths(self.base_path),
+                ],
             ),
         ]
         return Starlette(routes=routes, middleware=middleware)
