@@ -83,13 +83,18 @@ class Process:
 
     def grpc_address(self, timeout: float = 10.0) -> str:
         """``host:port`` of the ``gRPC`` line trpc-bridge prints with its endpoints."""
+        return self.endpoint("gRPC", timeout)
+
+    def endpoint(self, label: str, timeout: float = 10.0) -> str:
+        """The address on the line trpc-bridge prints for ``label`` (``gRPC``,
+        ``metrics``, …) with its endpoints."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for line in list(self.stdout):
-                if line.startswith("gRPC"):
+                if line.startswith(label):
                     return line.split()[1]
             time.sleep(0.02)
-        raise AssertionError(f"no gRPC line in {timeout}s; saw {self.stdout}")
+        raise AssertionError(f"no {label} line in {timeout}s; saw {self.stdout}")
 
     def wait_for_log(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

@@ -15,7 +15,7 @@ import grpc
 import httpx
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from peers import Process, bridge_server
+from peers import bridge_server
 from task_calls import TaskCalls, final_state
 
 from trpc_bridge.agents.demo import demo_agent
@@ -101,23 +101,13 @@ async def test_readyz_follows_the_postgresql_store_down_and_up_again() -> None:
                 assert await _health(server.grpc_address, "lf.a2a.v1.A2AService") == SERVING
 
 
-def _metrics_url(process: Process) -> str:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for line in list(process.stdout):
-            if line.startswith("metrics"):
-                return line.split()[1].removesuffix("/metrics")
-        time.sleep(0.02)
-    raise AssertionError(f"no metrics line; saw {process.stdout}")
-
-
 async def test_sigterm_fails_readiness_before_the_drain_and_during_it() -> None:
     """Readiness fails at SIGTERM, while the HTTP port still accepts (the unready delay);
     then the port closes and the running stream drains to its end, the metrics port
     answering 503 all along; gRPC health says NOT_SERVING."""
     extra = ["--metrics-port", "0", "--unready-delay", "1.5", "--shutdown-grace", "60"]
     with bridge_server(LONG, extra=extra) as server:
-        ops = _metrics_url(server)
+        ops = server.endpoint("metrics").removesuffix("/metrics")
         grpc_address = server.grpc_address()
         calls = TaskCalls(server.url)
         async with httpx.AsyncClient(timeout=30) as http:

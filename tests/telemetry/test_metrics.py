@@ -22,7 +22,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 )
 from opentelemetry.sdk.metrics import MeterProvider
 from otlp_collector import loopback_collector
-from peers import bridge_server
+from peers import TRPC_BRIDGE, bridge_server, running
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 from task_calls import TaskCalls, final_state
@@ -251,3 +251,24 @@ def test_trpc_bridge_serve_exports_metrics_over_otlp() -> None:
     assert attributes["trpc_bridge.outcome"] == "ok"
     assert metrics["http.server.request.duration"].unit == "s"
     assert metrics["trpc_bridge.server.events"].unit == "{event}"
+
+
+def test_a_proxy_times_its_calls_to_the_upstream_agent() -> None:
+    """``gen_ai.client.operation.duration`` of ``trpc-bridge proxy``'s RemoteAgent, read
+    from the proxy's metrics port."""
+    with bridge_server("trpc_bridge.agents.scenarios:text", extra=["--grpc-port", "-1"]) as agent:
+        cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", agent.url, "--port", "0"]
+        cmd += ["--grpc-port", "-1", "--metrics-port", "0", "--no-trace-view"]
+        with running(cmd) as proxy:
+            params = {"message": _message("m-proxy")}
+            body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
+            assert "result" in httpx.post(proxy.url, json=body, timeout=30).json()
+            families = _samples(httpx.get(proxy.endpoint("metrics"), timeout=30).text)
+    client = families["gen_ai_client_operation_duration_seconds"]
+    [labels] = _labels(client, "_count")
+    assert labels["gen_ai_operation_name"] == "invoke_agent"
+    assert labels["gen_ai_agent_name"] == "weather-agent"
+    assert labels["a2a_transport"] == "JSONRPC"
+    assert "error_type" not in labels
+    # The proxy's own run of the same call is timed on the server side.
+    assert _value(families["gen_ai_server_request_duration_seconds"], "_count") == 1
