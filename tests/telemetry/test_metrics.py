@@ -74,7 +74,7 @@ def _labels(family: Any, suffix: str = "") -> list[dict[str, str]]:
 
 def _value(family: Any, suffix: str, **labels: str) -> float:
     return sum(
-        s.value
+        float(s.value)
         for s in family.samples
         if s.name == family.name + suffix and all(s.labels.get(k) == v for k, v in labels.items())
     )
