@@ -330,7 +330,8 @@ def _loopback(host: str) -> bool:
 
 def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     """What the flags set up for the whole process before serving: the log format, the
-    meter provider (and its Prometheus text when scraped), the playground's span buffer.
+    meter provider (and its Prometheus text when scraped); and the playground's span
+    buffer, which the server adds to the global tracer provider when it starts.
     ``options`` with the pieces that need them."""
     from trpc_bridge.telemetry.logs import setup_logging
     from trpc_bridge.telemetry.metrics_setup import setup_metrics
@@ -343,13 +344,15 @@ def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     if trace_view is None:
         trace_view = options.playground and _loopback(options.host)
     if trace_view:
-        from trpc_bridge.telemetry.setup import add_span_processor
         from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
         buffer = SpanBuffer()
-        if add_span_processor(buffer) is None:  # OTEL_SDK_DISABLED: no spans to keep
-            buffer = None
-    ops = dataclasses.replace(options.ops, prometheus=metrics.registry, span_buffer=buffer)
+    ops = dataclasses.replace(
+        options.ops,
+        prometheus=metrics.registry,
+        span_buffer=buffer,
+        global_span_buffer=buffer is not None,
+    )
     return dataclasses.replace(options, ops=ops)
 
 

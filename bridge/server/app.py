@@ -346,6 +346,7 @@ class BridgeServer:
         this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
         that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
+        self.ops.install_span_buffer()
         try:
             await check_task_store(self.task_store, self.options.task_store)
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now

@@ -191,9 +191,11 @@ def go_server(
 def bridge_server(
     agent: str, *, extra: list[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Iterator[Process]:
-    """``trpc-bridge serve`` in its own process, as a user would run it."""
+    """``trpc-bridge serve`` in its own process, as a user would run it; without the
+    playground's span buffer (on by default on loopback, it would trace every call), unless
+    ``extra`` asks for it (``--trace-view``)."""
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
-    cmd += ["--port", "0", "--grpc-port", "0", *(extra or [])]
+    cmd += ["--port", "0", "--grpc-port", "0", "--no-trace-view", *(extra or [])]
     with running(cmd, env) as process:
         yield process
 
@@ -202,9 +204,10 @@ def bridge_server(
 def bridge_proxy(
     upstream: str, *, grpc: bool = True, env: Mapping[str, str] | None = None
 ) -> Iterator[Process]:
-    """``trpc-bridge proxy --upstream`` in its own process (tracing as ``env`` sets it)."""
+    """``trpc-bridge proxy --upstream`` in its own process (tracing as ``env`` sets it;
+    no span buffer, as for :func:`bridge_server`)."""
     cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0"]
-    cmd += ["--grpc-port", "0" if grpc else "-1"]
+    cmd += ["--grpc-port", "0" if grpc else "-1", "--no-trace-view"]
     with running(cmd, env) as process:
         yield process
 

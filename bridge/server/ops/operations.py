@@ -24,6 +24,7 @@ from trpc_bridge.server.ops.trace_view import OTLP_TRACES_PATH, trace_view_route
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.telemetry.metrics import metrics_for
+from trpc_bridge.telemetry.setup import add_span_processor
 
 
 class Operations:
@@ -35,6 +36,7 @@ class Operations:
         self.readiness = Readiness({}, timeout=options.probe_timeout)
         self._listener: HttpListener | None = None
         self._unwatch: list[Any] = []
+        self._installed = False
 
     # --- what the server is made of -----------------------------------------------------
 
@@ -92,6 +94,13 @@ class Operations:
         add_health(server, self.readiness, services)
 
     # --- lifecycle ------------------------------------------------------------------------
+
+    def install_span_buffer(self) -> None:
+        """Before serving: the span buffer into the global tracer provider, when asked."""
+        buffer = self.options.span_buffer
+        if buffer is not None and self.options.global_span_buffer and not self._installed:
+            self._installed = True
+            add_span_processor(buffer)  # None with OTEL_SDK_DISABLED: the view stays empty
 
     async def start(self, host: str) -> None:
         """Bind and serve the metrics port, if there is one."""

@@ -33,6 +33,10 @@ class OpsOptions:
     #: The playground's trace view: the spans it reads (and OTLP/HTTP span exports
     #: accepted at ``/v1/traces``); ``None``: off.
     span_buffer: SpanBuffer | None = None
+    #: The server adds ``span_buffer`` to the global tracer provider (installing one if
+    #: tracing is off) when it starts: the trace view of ``trpc-bridge serve``. Off, the
+    #: buffer is fed by whoever added it to a provider (a library user, a test).
+    global_span_buffer: bool = False
     #: Seconds between SIGTERM failing readiness and the server no longer accepting work
     #: (``--unready-delay``): time for a load balancer to stop sending new requests.
     unready_delay: float = 0.0
