@@ -150,11 +150,20 @@ class BridgeMetrics:
             unit="ms",
             description="Duration of gRPC server calls (streams: until the last message).",
         )
-        self.events = meter.create_counter(
-            EVENTS, unit="{event}", description="Agent events written to callers, per encoding."
+        # Counts bumped on the hot path are plain dict entries here, read by the
+        # exporter when it collects (observable instruments): a synchronous ``add`` costs
+        # the SDK's attribute cleaning and hashing on every call.
+        self._events: dict[tuple[tuple[str, AttributeValue], ...], int] = {}
+        self._streams: dict[str, int] = {}
+        meter.create_observable_counter(
+            EVENTS,
+            callbacks=[self._observe_events],
+            unit="{event}",
+            description="Agent events written to callers, per encoding.",
         )
-        self.active_streams = meter.create_up_down_counter(
+        meter.create_observable_up_down_counter(
             ACTIVE_STREAMS,
+            callbacks=[self._observe_streams],
             unit="{stream}",
             description="Streaming responses open now (SSE and gRPC server streams).",
         )
@@ -238,10 +247,20 @@ class BridgeMetrics:
         )
 
     def stream_opened(self, transport: str) -> None:
-        self.active_streams.add(1, {A2A_TRANSPORT: transport})
+        self._streams[transport] = self._streams.get(transport, 0) + 1
 
     def stream_closed(self, transport: str) -> None:
-        self.active_streams.add(-1, {A2A_TRANSPORT: transport})
+        self._streams[transport] -= 1
+
+    def _observe_streams(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, {A2A_TRANSPORT: t}) for t, n in list(self._streams.items())]
+
+    def events_written(self, attributes: Attributes, count: int) -> None:
+        key = tuple(attributes.items())
+        self._events[key] = self._events.get(key, 0) + count
+
+    def _observe_events(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, dict(key)) for key, n in list(self._events.items())]
 
     # --- the rest of the server --------------------------------------------------------------
 
@@ -267,8 +286,10 @@ class BridgeMetrics:
         transport: str,
         protocol_version: str = "",
         encoding: str = "",
+        streamed: bool = True,
     ) -> RunMeter:
-        """The meter of one served run, started now."""
+        """The meter of one served run, started now; ``streamed``: its caller receives
+        the events as they come (its time to first token means something)."""
         attributes: Attributes = {
             gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
             gen_ai.GEN_AI_AGENT_NAME: agent_name,
@@ -278,7 +299,7 @@ class BridgeMetrics:
             attributes[A2A_PROTOCOL_VERSION] = protocol_version
         if encoding:
             attributes[ENCODING] = encoding
-        return RunMeter(self, attributes)
+        return RunMeter(self, attributes, streamed=streamed)
 
     def client_call(
         self, agent_name: str, *, transport: str, protocol_version: str
@@ -300,7 +321,9 @@ class RunMeter:
 
     The time to first token is the time to the run's first content or reasoning delta; the
     time per output token is the mean gap between its deltas after the first (one value
-    per run, as the GenAI conventions define it), both for runs that did not fail.
+    per run, as the GenAI conventions define it), both for streamed runs that did not
+    fail: a unary call's caller sees nothing before the end, and leaving them out keeps a
+    unary request at two histogram records (``bench/metrics.py``).
     """
 
     __slots__ = (
@@ -315,11 +338,13 @@ class RunMeter:
         "_metrics",
         "_output_tokens",
         "_started",
+        "_streamed",
     )
 
-    def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
+    def __init__(self, metrics: BridgeMetrics, attributes: Attributes, *, streamed: bool) -> None:
         self._metrics = metrics
         self._attributes = attributes
+        self._streamed = streamed
         self._started = time.perf_counter()
         self._first = 0.0
         self._last = 0.0
@@ -334,7 +359,7 @@ class RunMeter:
         self._events += 1
         if event.done:
             self._done = True
-        if event.is_partial and event.choices:
+        if self._streamed and event.is_partial and event.choices:
             delta = event.choices[0].delta
             if delta.content or delta.reasoning_content:
                 now = time.perf_counter()
@@ -358,7 +383,7 @@ class RunMeter:
         elapsed = time.perf_counter() - self._started
         attributes = dict(self._attributes)
         if self._events:
-            metrics.events.add(self._events, attributes)
+            metrics.events_written(self._attributes, self._events)
         if self._input_tokens or self._output_tokens:
             tokens = (("input", self._input_tokens), ("output", self._output_tokens))
             for kind, count in tokens:

@@ -137,13 +137,16 @@ class AgentRunner:
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
         encoding: str = "",
+        streamed: bool = True,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
         off), for a door that names the run's trace to its caller. ``encoding`` names
-        the wire encoding the door writes the events in (a metrics attribute)."""
+        the wire encoding the door writes the events in (a metrics attribute);
+        ``streamed`` says whether the caller gets them as they come (a unary A2A call
+        does not: no time to first token is measured)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -164,6 +167,7 @@ class AgentRunner:
                     transport=caller.transport,
                     protocol_version=caller.protocol_version,
                     encoding=encoding,
+                    streamed=streamed,
                 )
                 if self.metrics is not None
                 else None
@@ -227,10 +231,11 @@ class AgentRunner:
         on_end: OnEnd | None = None,
         *,
         encoding: str = "",
+        streamed: bool = True,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
         ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
         named ``encoding``)."""
         self.tasks.add(live)
-        run = self.run(request, caller, task_id=live.task_id, encoding=encoding)
+        run = self.run(request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed)
         live.start(run, encoder, on_end)

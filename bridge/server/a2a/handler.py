@@ -232,7 +232,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         run = encoder.streamed or _UnaryRun(encoder)
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
-        self.runner.start(live, call.request, call.caller, run, encoding=encoding.name)
+        self.runner.start(
+            live, call.request, call.caller, run, encoding=encoding.name, streamed=False
+        )
         await self._wait(live)
         final: Task | Message | None = None
         if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
