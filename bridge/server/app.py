@@ -175,6 +175,7 @@ class BridgeServer:
         if self.options.push:
             configs = make_push_config_store(self.task_store)
             self.push = PushDelivery(configs, self.options.push_policy)
+            self.push.metrics = self.ops.metrics
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
