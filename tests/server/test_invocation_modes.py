@@ -329,8 +329,8 @@ async def test_push_deliveries_are_counted_by_outcome() -> None:
         await server.push.flush()
     data = reader.get_metrics_data()
     assert data is not None
-    counted = {
-        point.attributes["trpc_bridge.outcome"]: point.value
+    counted: dict[Any, Any] = {
+        dict(point.attributes or {})["trpc_bridge.outcome"]: getattr(point, "value", None)
         for resource in data.resource_metrics
         for scope in resource.scope_metrics
         for metric in scope.metrics
