@@ -75,7 +75,9 @@ async def _scrape(process: Process) -> None:
 
 async def rates(stream: bool, rounds: int) -> tuple[float, float, float]:
     """Median rate off, on (per second: requests, or events for streams), median on/off."""
-    scenario, method, count = ("long", "message/stream", STREAMS) if stream else ("text", "message/send", UNARY)  # fmt: skip
+    scenario, method, count = "text", "message/send", UNARY
+    if stream:
+        scenario, method, count = "long", "message/stream", STREAMS
     with server(scenario, False) as off, server(scenario, True) as on:
         for process in (off, on):
             await _calls(process, method, WARM_UP if not stream else 1, 0)

@@ -37,6 +37,7 @@ from opentelemetry.semconv.metrics import http_metrics
 from opentelemetry.util.types import AttributeValue
 
 from trpc_bridge.events import AgentEvent, ErrorType
+from trpc_bridge.telemetry.histogram_records import HistogramRecords
 from trpc_bridge.telemetry.spans import (
     A2A_PROTOCOL_VERSION,
     A2A_TRANSPORT,
@@ -47,6 +48,8 @@ from trpc_bridge.telemetry.spans import (
 METER_NAME = "trpc_bridge"
 
 Attributes = dict[str, AttributeValue]
+#: A run's attribute set: agent name, transport, wire version, encoding.
+RunKey = tuple[str, str, str, str]
 
 # --- the bridge's own attribute keys -------------------------------------------------------
 #: The wire encoding a run's events were written in (``trpc``, ``plain``, ``adk``, …,
@@ -194,6 +197,10 @@ class BridgeMetrics:
             description="Agent runs in progress on this process.",
         )
         self._http_attributes: dict[tuple[str, int], Attributes] = {}
+        self._records = HistogramRecords()
+        #: A run's attributes, and with each outcome, made once per attribute set.
+        self._run_attributes: dict[RunKey, Attributes] = {}
+        self._ended_attributes: dict[tuple[RunKey, str, str], Attributes] = {}
 
     # --- running tasks: read when the exporter collects ------------------------------------
 
@@ -232,7 +239,7 @@ class BridgeMetrics:
                 attributes[error_attributes.ERROR_TYPE] = str(status)
             if len(self._http_attributes) < 1024:  # methods and statuses are few; bounded
                 self._http_attributes[(method, status)] = attributes
-        self.http_duration.record(seconds, attributes)
+        self._records.record(self.http_duration, (method, status), attributes, seconds)
 
     def rpc_call(self, service: str, method: str, code: int, milliseconds: float) -> None:
         """One gRPC call of a registered ``service``/``method`` ended with status ``code``."""
@@ -290,16 +297,35 @@ class BridgeMetrics:
     ) -> RunMeter:
         """The meter of one served run, started now; ``streamed``: its caller receives
         the events as they come (its time to first token means something)."""
-        attributes: Attributes = {
-            gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
-            gen_ai.GEN_AI_AGENT_NAME: agent_name,
-            A2A_TRANSPORT: transport,
-        }
-        if protocol_version:
-            attributes[A2A_PROTOCOL_VERSION] = protocol_version
-        if encoding:
-            attributes[ENCODING] = encoding
-        return RunMeter(self, attributes, streamed=streamed)
+        key = (agent_name, transport, protocol_version, encoding)
+        attributes = self._run_attributes.get(key)
+        if attributes is None:
+            attributes = {
+                gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
+                gen_ai.GEN_AI_AGENT_NAME: agent_name,
+                A2A_TRANSPORT: transport,
+            }
+            if protocol_version:
+                attributes[A2A_PROTOCOL_VERSION] = protocol_version
+            if encoding:
+                attributes[ENCODING] = encoding
+            if len(self._run_attributes) < 1024:  # bounded, as the attribute sets are
+                self._run_attributes[key] = attributes
+        return RunMeter(self, key, attributes, streamed=streamed)
+
+    def run_ended(
+        self, key: RunKey, attributes: Attributes, outcome: str, error: str, seconds: float
+    ) -> None:
+        """A run's duration, with its outcome (and ``error.type`` when it failed)."""
+        ended_key = (key, outcome, error)
+        ended = self._ended_attributes.get(ended_key)
+        if ended is None:
+            ended = {**attributes, OUTCOME: outcome}
+            if error:
+                ended[error_attributes.ERROR_TYPE] = error
+            if len(self._ended_attributes) < 4096:
+                self._ended_attributes[ended_key] = ended
+        self._records.record(self.request_duration, ended_key, ended, seconds)
 
     def client_call(
         self, agent_name: str, *, transport: str, protocol_version: str
@@ -334,6 +360,7 @@ class RunMeter:
         "_events",
         "_first",
         "_input_tokens",
+        "_key",
         "_last",
         "_metrics",
         "_output_tokens",
@@ -341,8 +368,11 @@ class RunMeter:
         "_streamed",
     )
 
-    def __init__(self, metrics: BridgeMetrics, attributes: Attributes, *, streamed: bool) -> None:
+    def __init__(
+        self, metrics: BridgeMetrics, key: RunKey, attributes: Attributes, *, streamed: bool
+    ) -> None:
         self._metrics = metrics
+        self._key = key
         self._attributes = attributes
         self._streamed = streamed
         self._started = time.perf_counter()
@@ -381,9 +411,9 @@ class RunMeter:
         cancelled = cancelled and not self._done
         metrics = self._metrics
         elapsed = time.perf_counter() - self._started
-        attributes = dict(self._attributes)
+        attributes = self._attributes
         if self._events:
-            metrics.events_written(self._attributes, self._events)
+            metrics.events_written(attributes, self._events)
         if self._input_tokens or self._output_tokens:
             tokens = (("input", self._input_tokens), ("output", self._output_tokens))
             for kind, count in tokens:
@@ -391,19 +421,19 @@ class RunMeter:
                     kind_attributes = {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind}
                     metrics.token_usage.record(count, kind_attributes)
         if self._error:
-            attributes[OUTCOME] = OUTCOME_ERROR
-            attributes[error_attributes.ERROR_TYPE] = self._error
-        elif cancelled:
-            attributes[OUTCOME] = OUTCOME_CANCELLED
-        else:
-            attributes[OUTCOME] = OUTCOME_OK
-            if self._deltas:
-                ok = self._attributes
-                metrics.time_to_first_token.record(self._first - self._started, ok)
-                if self._deltas > 1:
-                    per_delta = (self._last - self._first) / (self._deltas - 1)
-                    metrics.time_per_output_token.record(per_delta, ok)
-        metrics.request_duration.record(elapsed, attributes)
+            metrics.run_ended(self._key, attributes, OUTCOME_ERROR, self._error, elapsed)
+            return
+        if cancelled:
+            metrics.run_ended(self._key, attributes, OUTCOME_CANCELLED, "", elapsed)
+            return
+        if self._deltas:
+            records = metrics._records
+            ttft = self._first - self._started
+            records.record(metrics.time_to_first_token, self._key, attributes, ttft)
+            if self._deltas > 1:
+                per_delta = (self._last - self._first) / (self._deltas - 1)
+                records.record(metrics.time_per_output_token, self._key, attributes, per_delta)
+        metrics.run_ended(self._key, attributes, OUTCOME_OK, "", elapsed)
 
 
 class ClientCallMeter:
