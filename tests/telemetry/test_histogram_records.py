@@ -20,6 +20,13 @@ def _points(reader: InMemoryMetricReader) -> dict[Any, tuple[Any, ...]]:
     data = reader.get_metrics_data()
     if data is None:  # nothing recorded yet
         return {}
+    points: list[Any] = [
+        point
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        for point in metric.data.data_points
+    ]
     return {
         tuple(sorted((point.attributes or {}).items())): (
             tuple(point.bucket_counts),
@@ -28,10 +35,7 @@ def _points(reader: InMemoryMetricReader) -> dict[Any, tuple[Any, ...]]:
             point.min,
             point.max,
         )
-        for resource in data.resource_metrics
-        for scope in resource.scope_metrics
-        for metric in scope.metrics
-        for point in metric.data.data_points
+        for point in points
     }
 
 
