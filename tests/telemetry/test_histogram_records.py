@@ -13,7 +13,7 @@ from opentelemetry.sdk.metrics.export import AggregationTemporality, InMemoryMet
 
 from trpc_bridge.telemetry.histogram_records import HistogramRecords
 
-SETS = [{"a": "x", "n": 1}, {"a": "y"}, {}]
+SETS: list[dict[str, Any]] = [{"a": "x", "n": 1}, {"a": "y"}, {}]
 
 
 def _points(reader: InMemoryMetricReader) -> dict[Any, tuple[Any, ...]]:
