@@ -125,25 +125,9 @@ class ObservedCalls(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 },
             )
 
-    def _unary(self, inner: _Behavior, service: str, method: str, path: str) -> _Behavior:
-        async def behavior(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            started = time.perf_counter()
-            token = request_fields(TRANSPORT_GRPC)[1] if self._access_log else None
-            failed: BaseException | None = None
-            try:
-                return await inner(request, context)
-            except BaseException as exc:
-                failed = exc
-                raise
-            finally:
-                self._done(context, service, method, path, started, failed)
-                if token is not None:
-                    reset_request_fields(token)
-
-        return behavior
-
-    def _stream(self, inner: _Behavior, service: str, method: str, path: str) -> _Behavior:
-        metrics = self._metrics
+    def _call(self, stream: bool, service: str, method: str, path: str) -> _Scope:
+        """What opens and closes one call: its timer, access-line fields, stream count."""
+        metrics = self._metrics if stream else None
 
         def opened() -> tuple[float, Any]:
             if metrics is not None:
@@ -158,36 +142,56 @@ class ObservedCalls(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if token is not None:
                 reset_request_fields(token)
 
-        if inspect.isasyncgenfunction(inner):
+        return opened, closed
 
-            async def streaming(
-                request: Any, context: grpc.aio.ServicerContext[Any, Any]
-            ) -> AsyncIterator[Any]:
-                started, token = opened()
-                failed: BaseException | None = None
-                try:
-                    async for response in inner(request, context):
-                        yield response
-                except BaseException as exc:
-                    failed = exc
-                    raise
-                finally:
-                    closed(context, started, token, failed)
+    def _unary(self, inner: _Behavior, service: str, method: str, path: str) -> _Behavior:
+        return _awaited(inner, self._call(False, service, method, path))
 
-            return streaming
+    def _stream(self, inner: _Behavior, service: str, method: str, path: str) -> _Behavior:
+        opened, closed = scope = self._call(True, service, method, path)
+        if not inspect.isasyncgenfunction(inner):  # a handler that writes with context.write
+            return _awaited(inner, scope)
 
-        async def writing(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async def streaming(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
             started, token = opened()
             failed: BaseException | None = None
             try:
-                return await inner(request, context)
+                async for response in inner(request, context):
+                    yield response
             except BaseException as exc:
                 failed = exc
                 raise
             finally:
                 closed(context, started, token, failed)
 
-        return writing
+        return streaming
+
+
+#: A call's opening (its start and log token) and closing.
+_Scope = tuple[
+    Callable[[], tuple[float, Any]],
+    Callable[[Any, float, Any, "BaseException | None"], None],
+]
+
+
+def _awaited(inner: _Behavior, scope: _Scope) -> _Behavior:
+    """``inner`` (a coroutine behaviour) inside ``scope``."""
+    opened, closed = scope
+
+    async def behavior(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        started, token = opened()
+        failed: BaseException | None = None
+        try:
+            return await inner(request, context)
+        except BaseException as exc:
+            failed = exc
+            raise
+        finally:
+            closed(context, started, token, failed)
+
+    return behavior
 
 
 def _code(

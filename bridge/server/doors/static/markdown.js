@@ -17,11 +17,7 @@ const Markdown = (() => {
   const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
   const SAFE_URL = /^(https?:|mailto:)/i;
 
-  function node(tag, text) {
-    const element = document.createElement(tag);
-    if (text !== undefined) element.textContent = text;
-    return element;
-  }
+  const node = (tag, text) => el(tag, "", text); // playground.js's element maker
 
   // Fenced code blocks of `text`: [{lang, code, start, end}] with line indexes, so callers
   // can tell the code apart from the prose around it.

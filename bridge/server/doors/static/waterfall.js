@@ -2,7 +2,8 @@
 // span buffer (GET playground/traces/<trace id>). The buffer holds the bridge's own spans
 // and those other processes export to it (an upstream Go agent's), so a proxied call
 // shows both sides under one trace. Spans exported late (batch exporters wait a few
-// seconds) are picked up by reading the trace again for a while after the run.
+// seconds) are picked up by reading the trace again for a while after the run. Uses
+// playground.js's `el` (the page's one way to make an element).
 "use strict";
 
 const Waterfall = (() => {
@@ -12,13 +13,6 @@ const Waterfall = (() => {
   // Attributes worth a line under a span (the rest is in the span's tooltip).
   const SHOWN = ["gen_ai.agent.name", "gen_ai.tool.name", "a2a.transport",
     "a2a.protocol.version", "http.response.status_code", "error.type"];
-
-  function node(tag, className, text) {
-    const element = document.createElement(tag);
-    if (className) element.className = className;
-    if (text !== undefined) element.textContent = text;
-    return element;
-  }
 
   function milliseconds(us) {
     return us >= 1000 ? `${(us / 1000).toFixed(1)} ms` : `${Math.round(us)} µs`;
@@ -49,32 +43,32 @@ const Waterfall = (() => {
   function draw(container, spans) {
     const end = Math.max(1, ...spans.map((s) => s.startUs + s.durationUs));
     const services = [...new Set(spans.map((s) => s.service))];
-    const list = node("ol", "waterfall");
+    const list = el("ol", "waterfall");
     list.setAttribute("aria-label", `Trace: ${spans.length} spans`);
     for (const { span, depth } of ordered(spans)) {
-      const row = node("li", "span-row");
+      const row = el("li", "span-row");
       row.dataset.spanId = span.spanId;
       row.dataset.service = span.service;
       row.dataset.kind = span.kind;
       row.dataset.status = span.status;
       row.dataset.serviceIndex = String(services.indexOf(span.service) % 4);
-      const label = node("div", "span-label");
+      const label = el("div", "span-label");
       label.style.paddingLeft = `${depth * 0.9}em`;
-      label.append(node("span", "span-name", span.name), " ", node("span", "span-service", span.service));
-      const lane = node("div", "span-lane");
-      const bar = node("div", "span-bar");
+      label.append(el("span", "span-name", span.name), " ", el("span", "span-service", span.service));
+      const lane = el("div", "span-lane");
+      const bar = el("div", "span-bar");
       bar.style.left = `${(span.startUs / end) * 100}%`;
       bar.style.width = `${Math.max(0.3, (span.durationUs / end) * 100)}%`;
       lane.append(bar);
-      const time = node("span", "span-time", milliseconds(span.durationUs));
+      const time = el("span", "span-time", milliseconds(span.durationUs));
       row.title = Object.entries(span.attributes).map(([k, v]) => `${k} = ${v}`).join("\n");
       row.append(label, lane, time);
       const details = SHOWN.filter((k) => k in span.attributes).map((k) => `${k}=${span.attributes[k]}`);
       if (span.kind !== "INTERNAL") details.unshift(span.kind.toLowerCase());
-      if (details.length) row.append(node("div", "span-attributes", details.join("  ")));
+      if (details.length) row.append(el("div", "span-attributes", details.join("  ")));
       list.append(row);
     }
-    const legend = node("p", "waterfall-legend",
+    const legend = el("p", "waterfall-legend",
       `${spans.length} spans from ${services.length} ${services.length === 1 ? "process" : "processes"}: ${services.join(", ")}`);
     container.replaceChildren(legend, list);
   }
