@@ -17,15 +17,15 @@ import sys
 import typer
 
 from trpc_bridge.agent import closing_events
-from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
 from trpc_bridge.cli.progress_view import ProgressView
-from trpc_bridge.client.card import RemoteAgentError
+from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.tfrs import ProgressItem
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
+from trpc_bridge.message_aggregate import MessageAggregator
 
 
 def _write(text: str) -> None:
@@ -55,6 +55,7 @@ async def run_call(
     user: str = "",
     context: str = "",
     progress: bool = False,
+    ca_file: str = "",
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
@@ -63,12 +64,12 @@ async def run_call(
     if progress:
         view = progress_view = ProgressView(_write, color=tty, live=tty)
         sink = _json_progress if json_lines else progress_view.show_progress
-    answer = Aggregator()
+    answer = MessageAggregator()
     error: ResponseError | None = None
     try:
         async with (
             await RemoteAgent.connect(
-                url, transport=transport, version=version, stream=stream
+                url, transport=transport, version=version, stream=stream, ca_file=ca_file
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -101,7 +102,7 @@ async def run_call(
     return 0
 
 
-def _final_answer(run: Aggregator) -> str:
+def _final_answer(run: MessageAggregator) -> str:
     """The last assistant text of the run: the response the run ended with."""
     texts = [m.text for m in run.messages if m.role == Role.ASSISTANT and m.text]
     return texts[-1] if texts else ""
@@ -137,6 +138,12 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
+    ca_file: str = typer.Option(
+        "",
+        "--ca-file",
+        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
+        "certificates are always verified.",
+    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -152,6 +159,7 @@ def call(
             user=user,
             context=context,
             progress=progress,
+            ca_file=ca_file,
         )
     )
     raise typer.Exit(code)

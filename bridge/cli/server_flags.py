@@ -15,12 +15,12 @@ import inspect
 import ipaddress
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
-if TYPE_CHECKING:
-    from trpc_bridge.server import ServerOptions
+from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
+from trpc_bridge.server.options import Durability, EncodingOptions, Limits, ServerOptions
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,106 @@ class _Flag:
     option: Any
 
 
+def _env(name: str) -> str:
+    """The environment variable that sets flag ``name`` (``--auth``: TRPC_BRIDGE_AUTH)."""
+    return "TRPC_BRIDGE_" + name.upper()
+
+
+#: Authentication and TLS (``server/auth``, ``docs/security.md``); each also read from
+#: its environment variable, so a container needs no command line.
+SECURITY_FLAGS: dict[str, _Flag] = {
+    "auth": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.auth,
+            envvar=_env("auth"),
+            help=f"Authentication scheme: {' | '.join(AUTH_CHOICES)}. none: X-User-ID is "
+            "trusted, which only a loopback --host (or --trust-user-header) allows.",
+        ),
+    ),
+    "oidc_issuer": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.oidc_issuer,
+            envvar=_env("oidc_issuer"),
+            help="--auth oidc: the OpenID provider's issuer URL (its discovery document and "
+            "keys are fetched from it).",
+        ),
+    ),
+    "audience": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.audience,
+            envvar=_env("audience"),
+            help="--auth oidc: the audience (aud) a token must carry; empty = not checked.",
+        ),
+    ),
+    "user_claim": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.user_claim,
+            envvar=_env("user_claim"),
+            help="--auth oidc: the token claim that names the user.",
+        ),
+    ),
+    "oidc_ca_file": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.oidc_ca_file,
+            envvar=_env("oidc_ca_file"),
+            help="--auth oidc: CA bundle for the provider's TLS certificate (default: the "
+            "system's).",
+        ),
+    ),
+    "api_keys": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.api_keys,
+            envvar=_env("api_keys"),
+            help="--auth api-key: the key file ('<user> sha256:<hex>' per line; "
+            "`trpc-bridge api-key USER` makes one); re-read when it changes.",
+        ),
+    ),
+    "tls_cert": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_cert,
+            envvar=_env("tls_cert"),
+            help="Serve HTTPS and gRPC over TLS with this certificate (PEM; with --tls-key).",
+        ),
+    ),
+    "tls_key": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_key,
+            envvar=_env("tls_key"),
+            help="The private key of --tls-cert (PEM).",
+        ),
+    ),
+    "tls_client_ca": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_client_ca,
+            envvar=_env("tls_client_ca"),
+            help="Require client certificates signed by this CA on both ports (mTLS; "
+            "--auth mtls takes the user id from them).",
+        ),
+    ),
+    "trust_user_header": _Flag(
+        bool,
+        typer.Option(
+            SecurityOptions.trust_user_header,
+            "--trust-user-header",
+            envvar=_env("trust_user_header"),
+            help="Take X-User-ID on trust on any interface: only behind an authenticating "
+            "proxy that sets it (loopback binds do this by default).",
+        ),
+    ),
+}
+
+
 SERVER_FLAGS: dict[str, _Flag] = {
-    "host": _Flag(str, typer.Option("127.0.0.1", help="Interface to bind.")),
+    "host": _Flag(str, typer.Option(ServerOptions.host, help="Interface to bind.")),
     "port": _Flag(
         int, typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free port.")
     ),
@@ -40,7 +138,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "negotiation": _Flag(
         str,
         typer.Option(
-            "auto",
+            EncodingOptions.negotiation,
             help="auto: chosen per request from what the caller sends (adk for Google ADK "
             "clients, trpc-python for trpc-agent-python, trpc for trpc-agent-go and any "
             "caller declaring the spec version, plain A2A otherwise); always (trpc); never "
@@ -50,7 +148,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "task_store": _Flag(
         str,
         typer.Option(
-            "",
+            Durability.task_store,
             help="Task store URL: empty = memory, sqlite:////abs/path/tasks.db (four slashes: "
             "an absolute path), postgresql://user@host:5432/db. Checked at start.",
         ),
@@ -58,7 +156,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "shutdown_grace": _Flag(
         float,
         typer.Option(
-            10.0,
+            Durability.shutdown_grace,
             help="Seconds running tasks get to finish after SIGTERM / Ctrl-C; then each "
             "stream ends with a failed 'interrupted' status.",
         ),
@@ -66,7 +164,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "replica_timeout": _Flag(
         float,
         typer.Option(
-            30.0,
+            Durability.replica_timeout,
             help="Database store: a replica without a heartbeat for this many seconds is "
             "dead, and another one fails its running tasks.",
         ),
@@ -74,7 +172,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "fanout": _Flag(
         str,
         typer.Option(
-            "auto",
+            Durability.fanout,
             help="Live tasks shared between replicas: auto (through the PostgreSQL task "
             "store when it is one), postgresql, redis://host:6379/0, or none.",
         ),
@@ -82,11 +180,12 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "keep_tasks": _Flag(
         int,
         typer.Option(
-            10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
+            Durability.keep_tasks,
+            help="In-memory store: finished tasks kept for tasks/get (oldest dropped).",
         ),
     ),
     "max_request_bytes": _Flag(
-        int, typer.Option(10 * 1024 * 1024, help="Largest accepted request body.")
+        int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),
     "adk_keys": _Flag(
         bool,
@@ -135,26 +234,33 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "header_timeout": _Flag(
         float,
         typer.Option(
-            10.0, help="Seconds for a request head to arrive (else 408 and the connection closes)."
+            Limits.header_timeout,
+            help="Seconds for a request head to arrive (else 408 and the connection closes).",
         ),
     ),
     "body_timeout": _Flag(
         float,
-        typer.Option(30.0, help="Seconds for a whole request body to arrive (else 408)."),
+        typer.Option(
+            Limits.body_timeout, help="Seconds for a whole request body to arrive (else 408)."
+        ),
     ),
     "keep_alive": _Flag(
-        int, typer.Option(5, help="Seconds an idle HTTP keep-alive connection stays open.")
+        int,
+        typer.Option(
+            Limits.keep_alive, help="Seconds an idle HTTP keep-alive connection stays open."
+        ),
     ),
     "max_connections": _Flag(
         int,
         typer.Option(
-            1000, help="Concurrent HTTP connections (streams included); more get HTTP 503."
+            Limits.max_connections,
+            help="Concurrent HTTP connections (streams included); more get HTTP 503.",
         ),
     ),
     "run_timeout": _Flag(
         float,
         typer.Option(
-            0.0,
+            Limits.run_timeout,
             help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
         ),
     ),
@@ -227,6 +333,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "refusing new work: time for a load balancer to stop sending any.",
         ),
     ),
+    **SECURITY_FLAGS,
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
@@ -255,8 +362,9 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
-    from trpc_bridge.server import ServerOptions
+    from trpc_bridge.server.auth.options import SecurityConfigError
     from trpc_bridge.server.ops.options import OpsOptions
+    from trpc_bridge.server.options import PushOptions
     from trpc_bridge.server.push.policy import PushPolicy
     from trpc_bridge.telemetry.logs import LOG_FORMATS
 
@@ -277,32 +385,15 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         raise FlagError(f"--metrics-port {flags['metrics_port']} is not a TCP port (-1 = none)")
     if flags["unready_delay"] < 0:
         raise FlagError(f"--unready-delay must be 0 or more, not {flags['unready_delay']}")
+    security = SecurityOptions(**{name: flags[name] for name in SECURITY_FLAGS})
+    try:
+        security.check(flags["host"])
+    except SecurityConfigError as exc:
+        raise FlagError(str(exc)) from None
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
-        negotiation=policy,
-        encode=EncodeOptions(
-            adk_compat=flags["adk_keys"],
-            graph_allowlist=tuple(flags["graph_events"] or EncodeOptions().graph_allowlist),
-            structured_errors=flags["structured_errors"],
-        ),
-        task_store=flags["task_store"],
-        keep_tasks=flags["keep_tasks"],
-        shutdown_grace=flags["shutdown_grace"],
-        replica_timeout=flags["replica_timeout"],
-        fanout=flags["fanout"],
-        max_request_bytes=flags["max_request_bytes"],
-        push=flags["push"],
-        push_policy=PushPolicy(
-            allow_hosts=tuple(flags["push_allow_host"] or ()),
-            allow_loopback=flags["push_allow_loopback"],
-        ),
-        header_timeout=flags["header_timeout"],
-        body_timeout=flags["body_timeout"],
-        keep_alive=flags["keep_alive"],
-        max_connections=flags["max_connections"],
-        run_timeout=flags["run_timeout"],
         playground=flags["playground"],
         legacy_card=flags["legacy_card"],
         ops=OpsOptions(
@@ -311,6 +402,37 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             access_log=_access_log(flags),
             unready_delay=flags["unready_delay"],
         ),
+        limits=Limits(
+            max_request_bytes=flags["max_request_bytes"],
+            max_connections=flags["max_connections"],
+            header_timeout=flags["header_timeout"],
+            body_timeout=flags["body_timeout"],
+            keep_alive=flags["keep_alive"],
+            run_timeout=flags["run_timeout"],
+        ),
+        durability=Durability(
+            task_store=flags["task_store"],
+            keep_tasks=flags["keep_tasks"],
+            replica_timeout=flags["replica_timeout"],
+            fanout=flags["fanout"],
+            shutdown_grace=flags["shutdown_grace"],
+        ),
+        encoding=EncodingOptions(
+            negotiation=policy,
+            encode=EncodeOptions(
+                adk_compat=flags["adk_keys"],
+                graph_allowlist=tuple(flags["graph_events"] or EncodeOptions().graph_allowlist),
+                structured_errors=flags["structured_errors"],
+            ),
+        ),
+        push=PushOptions(
+            enabled=flags["push"],
+            policy=PushPolicy(
+                allow_hosts=tuple(flags["push_allow_host"] or ()),
+                allow_loopback=flags["push_allow_loopback"],
+            ),
+        ),
+        security=security,
     )
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,15 +30,16 @@ from trpc_bridge.agent import Skill
 from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
-    RemoteAgentError,
     ResolvedCard,
     fetch_card,
     fetch_extended_card,
 )
+from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
-from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
+from trpc_bridge.client.tls import ClientTls
+from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
     as_list,
@@ -54,13 +54,12 @@ from trpc_bridge.codecs.trpc.decode import DataPartMapper
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
 log = logging.getLogger(__name__)
 
-#: The identity header trpc-agent-go's server reads (``x-user-id`` metadata on gRPC).
-USER_ID_HEADER = "X-User-ID"
 #: How long cancelling a remote task may hold up the consumer that went away.
 _CANCEL_TIMEOUT = 5.0
 #: How long a unary call follows a task the server answered while still working, and how
@@ -141,15 +140,18 @@ class RemoteAgent:
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        ca_file: str = "",
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
         (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
-        tfrs progress on every run.
+        tfrs progress on every run. TLS certificates are verified, against ``ca_file``
+        (PEM) instead of the system's CAs when given.
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        http = httpx.AsyncClient(timeout=timeout)
+        tls = ClientTls(ca_file)
+        http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
@@ -157,10 +159,11 @@ class RemoteAgent:
                 card = await fetch_extended_card(http, card)
             endpoint = card.choose(transport, version)
             wire: Transport
-            if endpoint.binding == "JSONRPC":
+            if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
             else:
-                wire = SdkTransport(card.sdk_card(endpoint), timeout)
+                secure = url.lower().startswith("https:")
+                wire = SdkTransport(card.sdk_card(endpoint), timeout, tls, secure=secure)
         except BaseException:
             await http.aclose()
             raise
@@ -226,7 +229,7 @@ class RemoteAgent:
 
     def _message(self, request: AgentRequest) -> Any:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
-        return request_to_message(request, message_id=f"msg-{uuid.uuid4()}", spec_version=version)
+        return request_to_message(request, message_id=new_id("msg"), spec_version=version)
 
     def _tap(self, request: AgentRequest, sink: ProgressSink | None) -> ProgressTap:
         return ProgressTap(

@@ -23,9 +23,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from types import TracebackType
 
 # a2a-sdk 1.3 has an import cycle: when its 0.3 gRPC *server* handler is imported before
@@ -37,115 +35,54 @@ from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
-from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
-from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
-from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.codecs.encoding import WireVersion
+from trpc_bridge.names import (
+    CARD_PATHS,
+    TRANSPORT_AGUI,
+    TRANSPORT_GRPC,
+    TRANSPORT_JSONRPC,
+    new_hex_id,
+)
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
 from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
-from trpc_bridge.server.a2a.handler import BridgeRequestHandler, HandlerOptions
+from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.a2a.rest_screen import RestScreen
+from trpc_bridge.server.auth.card_security import declare_security
+from trpc_bridge.server.auth.grpc_edge import GrpcAuthentication
+from trpc_bridge.server.auth.http_edge import HttpAuthentication
 from trpc_bridge.server.doors.agent_host import add_agent_host
 from trpc_bridge.server.doors.agui import agui_routes
-from trpc_bridge.server.doors.playground import playground_routes
-from trpc_bridge.server.drain import DEFAULT_GRACE, drain
-from trpc_bridge.server.http.limits import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_KEEP_ALIVE,
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_REQUEST_BYTES,
-    RequestLimits,
-)
+from trpc_bridge.server.doors.playground import playground_paths, playground_routes
+from trpc_bridge.server.drain import drain
+from trpc_bridge.server.http.limits import RequestLimits
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
 from trpc_bridge.server.http.media_types import MediaTypes
 from trpc_bridge.server.ops.operations import Operations
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import ServerOptions
 from trpc_bridge.server.push.delivery import PushDelivery
-from trpc_bridge.server.push.policy import PushPolicy
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
 from trpc_bridge.server.replicas.factory import make_fanout
 from trpc_bridge.server.replicas.fanout import FanOut
-from trpc_bridge.server.replicas.journal import DEFAULT_INTERVAL, TaskJournal
-from trpc_bridge.server.replicas.monitor import DEFAULT_TIMEOUT, ReplicaMonitor
+from trpc_bridge.server.replicas.journal import TaskJournal
+from trpc_bridge.server.replicas.monitor import ReplicaMonitor
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
-from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner
-from trpc_bridge.server.tasks.store import (
-    DEFAULT_KEEP_TASKS,
-    WideIdTaskStore,
-    check_task_store,
-    make_task_store,
-)
-from trpc_bridge.server.tasks.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.telemetry.spans import TRANSPORT_JSONRPC
+from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
 
 #: The gRPC services the health service reports on (besides the server as a whole).
 A2A_SERVICES = ("lf.a2a.v1.A2AService", "a2a.v1.A2AService")
 AGENT_HOST_SERVICE = "trpc_bridge.v1.AgentHost"
-
-
-@dataclass(frozen=True)
-class ServerOptions:
-    host: str = "127.0.0.1"
-    #: HTTP port; 0 = a free port.
-    port: int = 0
-    #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
-    grpc_port: int | None = 0
-    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
-    negotiation: str = Negotiation.AUTO
-    encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
-    task_store: str = ""
-    #: In memory only: finished tasks kept for ``tasks/get`` (the oldest are dropped).
-    keep_tasks: int = DEFAULT_KEEP_TASKS
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
-    #: Path prefix of every route (e.g. ``/agents/weather``); empty = root.
-    base_path: str = ""
-    coalesce_after: int = DEFAULT_COALESCE_AFTER
-    #: The URL written into the card when not serving (``starlette_app`` alone).
-    public_url: str = ""
-    #: Where the server's spans go; None = the global provider (``setup_tracing``).
-    tracer_provider: TracerProvider | None = None
-    #: Push notifications (declared on the card); their webhook URL screen.
-    push: bool = True
-    push_policy: PushPolicy = field(default_factory=PushPolicy)
-    #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT
-    body_timeout: float = DEFAULT_BODY_TIMEOUT
-    #: Seconds an idle HTTP keep-alive connection stays open.
-    keep_alive: int = DEFAULT_KEEP_ALIVE
-    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
-    #: RESOURCE_EXHAUSTED past as many concurrent calls).
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    #: Seconds an agent run may take on any door before it is cancelled and fails with a
-    #: ``run_error``; 0 = no limit.
-    run_timeout: float = 0.0
-    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
-    shutdown_grace: float = DEFAULT_GRACE
-    #: Database store: seconds between checkpoints of a running task.
-    journal_interval: float = DEFAULT_INTERVAL
-    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
-    replica_timeout: float = DEFAULT_TIMEOUT
-    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
-    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
-    fanout: str = "auto"
-    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
-    playground: bool = True
-    #: ``agent-card.json`` also carries the 0.3 fields for requests without
-    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
-    legacy_card: bool = False
-    #: Metrics, probes, access lines, the trace view (``server/ops``).
-    ops: OpsOptions = field(default_factory=OpsOptions)
 
 
 class BridgeServer:
@@ -156,14 +93,19 @@ class BridgeServer:
         self.options = options or ServerOptions()
         install_refusal_logging()
         self.ops = Operations(self.options.ops, agent_name=agent.name)
+        security = self.options.security
+        security.check(self.options.host)  # SecurityConfigError: one line naming the flags
+        self.gate = security.gate()
+        self.tls = security.tls
         self.task_store = make_task_store(
-            self.options.task_store, keep_tasks=self.options.keep_tasks
+            self.options.durability.task_store, keep_tasks=self.options.durability.keep_tasks
         )
         self.runner = AgentRunner(
             agent,
             self.task_store,
             tracer_provider=self.options.tracer_provider,
-            run_timeout=self.options.run_timeout,
+            run_timeout=self.options.limits.run_timeout,
+            gate=self.gate,
             metrics=self.ops.metrics,
         )
         self.journal: TaskJournal | None = None
@@ -172,18 +114,14 @@ class BridgeServer:
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
-        if self.options.push:
+        if self.options.push.enabled:
             configs = make_push_config_store(self.task_store)
-            self.push = PushDelivery(configs, self.options.push_policy)
+            self.push = PushDelivery(configs, self.options.push.policy)
             self.push.metrics = self.ops.metrics
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
-            HandlerOptions(
-                encode=self.options.encode,
-                negotiation=self.options.negotiation,
-                coalesce_after=self.options.coalesce_after,
-            ),
+            self.options.encoding,
             push=self.push,
         )
         self.ops.watch(self.runner.tasks, self.task_store, self.fanout)
@@ -197,16 +135,16 @@ class BridgeServer:
     def _durable(self, tables: JournalTables) -> None:
         """Running tasks journaled, replicas watching each other (a database store)."""
         self.tables = tables
-        self.fanout = make_fanout(self.options.fanout, tables)
+        self.fanout = make_fanout(self.options.durability.fanout, tables)
         if self.fanout is not None:
             self.fanout.on_command = self._on_command
         self.journal = TaskJournal(
-            tables, interval=self.options.journal_interval, fanout=self.fanout
+            tables, interval=self.options.durability.journal_interval, fanout=self.fanout
         )
         self.runner.tasks.journal = self.journal
         self.replicas = ReplicaMonitor(
             tables,
-            timeout=self.options.replica_timeout,
+            timeout=self.options.durability.replica_timeout,
             single_process=tables.dialect == "sqlite",
             fanout=self.fanout,
             interrupt_all=self.runner.tasks.interrupt_all,
@@ -223,7 +161,8 @@ class BridgeServer:
     def base_url(self) -> str:
         if self.options.public_url and self._http is None:
             return self.options.public_url.rstrip("/")
-        return f"http://{self.options.host}:{self.http_port}{self.base_path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{self.options.host}:{self.http_port}{self.base_path}"
 
     @property
     def jsonrpc_url(self) -> str:
@@ -271,12 +210,14 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(
+        card = build_agent_card(
             self.agent,
             base_url=self.base_url,
             grpc_address=self.grpc_address,
             push=self.push is not None,
         )
+        declare_security(card, self.options.security)
+        return card
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -287,7 +228,7 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        if any(i.protocol_binding == "GRPC" for i in card.supported_interfaces):
+        if any(i.protocol_binding == TRANSPORT_GRPC for i in card.supported_interfaces):
             # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
             # the card without it): every form of the card says so (A2A CORE-CAP-003).
             card.capabilities.extended_agent_card = True
@@ -312,21 +253,29 @@ class BridgeServer:
             create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
+        public = [*(self.base_path + p for p in CARD_PATHS), *self.ops.public_paths()]
+        if self.options.playground:
+            public += playground_paths(self.base_path)
         transports = {path: TRANSPORT_JSONRPC for path in jsonrpc} | {agui_path: TRANSPORT_AGUI}
+        unchecked = self.ops.unchecked_paths(self.base_path)
         middleware = [
             *self.ops.middleware(transports),
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            # Before anything reads the body: every door's caller is verified here.
+            Middleware(
+                HttpAuthentication,
+                gate=self.gate,
+                jsonrpc_paths=jsonrpc,
+                plain_paths=[agui_path, *unchecked],
+                public_paths=public,
+            ),
             Middleware(
                 RequestLimits,
-                max_bytes=self.options.max_request_bytes,
+                max_bytes=self.options.limits.max_request_bytes,
                 jsonrpc_paths=jsonrpc,
-                body_timeout=self.options.body_timeout,
+                body_timeout=self.options.limits.body_timeout,
             ),
-            Middleware(
-                MediaTypes,
-                jsonrpc_paths=jsonrpc,
-                unchecked_paths=[agui_path, *self.ops.unchecked_paths(self.base_path)],
-            ),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path, *unchecked]),
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
@@ -334,7 +283,7 @@ class BridgeServer:
                     *jsonrpc,
                     agui_path,
                     *(self.base_path + p for p in CARD_PATHS),
-                    *self.ops.unchecked_paths(self.base_path),
+                    *unchecked,
                 ],
             ),
         ]
@@ -349,7 +298,8 @@ class BridgeServer:
         host = self.options.host
         self.ops.install_span_buffer()
         try:
-            await check_task_store(self.task_store, self.options.task_store)
+            await check_task_store(self.task_store, self.options.durability.task_store)
+            await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
             await self._start_durable()
@@ -358,15 +308,20 @@ class BridgeServer:
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
-                    self.grpc_port = self._grpc.add_insecure_port(address)
+                    if self.tls is not None:
+                        credentials = self.tls.grpc_credentials()
+                        self.grpc_port = self._grpc.add_secure_port(address, credentials)
+                    else:
+                        self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
                     raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
             await self._http.start(
                 self.starlette_app(),
-                header_timeout=self.options.header_timeout,
-                keep_alive=self.options.keep_alive,
-                max_connections=self.options.max_connections,
+                header_timeout=self.options.limits.header_timeout,
+                keep_alive=self.options.limits.keep_alive,
+                max_connections=self.options.limits.max_connections,
+                tls=None if self.tls is None else self.tls.server_context(),
             )
             await self.ops.start(host)
         except BaseException:
@@ -379,7 +334,7 @@ class BridgeServer:
         await self.tables.create()
         if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
             await self.push.store.initialize()
-        replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        replica = Replica(f"{socket.gethostname()}:{self.http_port}", new_hex_id())
         if self.fanout is not None:
             await self.fanout.start(replica.incarnation)
         await self.journal.start(replica)
@@ -387,12 +342,20 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[*self.ops.grpc_interceptors(), GrpcScreen()],
-            maximum_concurrent_rpcs=self.options.max_connections,
+            # Authentication first: a call is let in before its request is even decoded.
+            interceptors=[
+                *self.ops.grpc_interceptors(),
+                GrpcAuthentication(self.gate),
+                GrpcScreen(),
+            ],
+            maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
-                ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
-                ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
+                (
+                    "grpc.server_handshake_timeout_ms",
+                    int(self.options.limits.header_timeout * 1000),
+                ),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
                 # the same port would start and split the traffic. Fail instead.
                 ("grpc.so_reuseport", 0),
@@ -427,6 +390,7 @@ class BridgeServer:
 
     async def _stop_services(self) -> None:
         await self.ops.stop()
+        await self.gate.close()
         if self.push is not None:
             await self.push.close()
         if self.replicas is not None:
@@ -472,7 +436,7 @@ class BridgeServer:
         """Fail readiness (and wait ``unready_delay`` seconds), stop accepting
         (connections, RPCs, new runs), give running tasks ``shutdown_grace`` seconds, then
         end each with a final frame (see drain)."""
-        grace = self.options.shutdown_grace
+        grace = self.options.durability.shutdown_grace
         forced = forced or asyncio.Event()
         await self.ops.drain(forced)
         if self._http is not None:

@@ -19,8 +19,6 @@ from trpc_bridge.server.tasks.registry import TaskRegistry
 
 logger = logging.getLogger(__name__)
 
-#: Seconds running tasks get to finish after SIGTERM (``--shutdown-grace``).
-DEFAULT_GRACE = 10.0
 #: Seconds an interrupted task gets to store and send its final frame.
 _FINAL_FRAME_WAIT = 5.0
 

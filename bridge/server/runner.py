@@ -2,7 +2,8 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`Caller` (:func:`caller_of` applies the one identity rule), and iterates
+:class:`IncomingCall` (:meth:`AgentRunner.caller_of` applies the one identity rule to the
+principal the server's edge verified), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
@@ -35,7 +36,10 @@ from opentelemetry.trace import SpanContext, TracerProvider
 from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.server.identity import caller_id
+from trpc_bridge.server.auth.authenticator import AuthGate
+from trpc_bridge.server.auth.principal import Principal
+from trpc_bridge.server.auth.trusted_header import TrustedHeader
+from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -47,33 +51,22 @@ from trpc_bridge.telemetry.tools import ToolSpans
 
 logger = logging.getLogger(__name__)
 
-#: ``Caller.transport`` of the doors that are not A2A bindings.
-TRANSPORT_AGUI = "AG-UI"
-
 
 @dataclass(frozen=True)
-class Caller:
+class IncomingCall:
     """One incoming call, as every door describes it."""
 
-    #: The resolved identity (:func:`caller_of`).
+    #: The resolved identity (:meth:`AgentRunner.caller_of`).
     user_id: str
     #: The door's binding: ``JSONRPC``, ``HTTP+JSON``, ``GRPC``, ``AG-UI``, …
     transport: str
     #: The A2A wire version, where the door has one (``0.3`` / ``1.0``).
     protocol_version: str = ""
-    #: Request headers or gRPC metadata, lower-case names (the trace context's carrier).
+    #: Request headers or gRPC metadata, lower-case names, without credentials (the
+    #: trace context's carrier, the encoding's negotiation).
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: str = "") -> Caller:
-    """A :class:`Caller` from lower-case ``headers``; raises
-    :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
-    return Caller(
-        user_id=caller_id(headers),
-        transport=transport,
-        protocol_version=protocol_version,
-        headers=headers,
-    )
+    #: Who the server verified the caller to be (:attr:`user_id` is its ``user_id``).
+    principal: Principal | None = None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -119,20 +112,47 @@ class AgentRunner:
         record_content: bool | None = None,
         run_timeout: float = 0.0,
         metrics: BridgeMetrics | None = None,
+        gate: AuthGate | None = None,
     ) -> None:
         self.agent = agent
         #: The server's instruments; ``None``: metrics are off (nothing is measured).
         self.metrics = metrics
+        #: The server's one authenticator (its edges run it); by default ``X-User-ID``
+        #: taken on trust, the loopback rule.
+        self.gate = gate or AuthGate(TrustedHeader())
         #: Seconds a run may take (waiting for the agent); 0 = no limit.
         self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
 
+    def caller_of(
+        self,
+        principal: Principal | None,
+        headers: Mapping[str, str],
+        *,
+        transport: str,
+        protocol_version: str = "",
+    ) -> IncomingCall:
+        """The identity rule (``server/identity.py``): the caller is ``principal``, which
+        the server's edge verified; a call no edge let in (None) is identified by the
+        trusted header when this runner trusts it, and refused otherwise. ``headers``
+        (lower-case names) are kept without their credentials. Raises
+        :class:`~trpc_bridge.server.auth.errors.AuthError`."""
+        if principal is None:
+            principal = unscreened(self.gate, headers)
+        return IncomingCall(
+            user_id=principal.user_id,
+            transport=transport,
+            protocol_version=protocol_version,
+            headers=without_credentials(headers),
+            principal=principal,
+        )
+
     async def run(
         self,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
@@ -226,7 +246,7 @@ class AgentRunner:
         self,
         live: LiveTask,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
         *,

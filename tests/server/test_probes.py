@@ -20,6 +20,7 @@ from task_calls import TaskCalls, final_state
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.options import Durability
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -65,7 +66,7 @@ async def test_readyz_follows_the_postgresql_store_down_and_up_again() -> None:
     if reason := db_servers.unavailable():
         pytest.skip(reason)
     with db_servers.postgres_cluster() as postgres:
-        options = ServerOptions(task_store=postgres.url)
+        options = ServerOptions(durability=Durability(task_store=postgres.url))
         async with BridgeServer(demo_agent(), options) as server:
             root = f"http://127.0.0.1:{server.http_port}"
             async with httpx.AsyncClient(timeout=30) as http:

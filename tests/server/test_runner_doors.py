@@ -14,8 +14,8 @@ from span_capture import Tracing, in_memory_tracing
 from trpc_bridge.agent import Agent
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import whoami
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.trpc.decode import decode_stream
+from trpc_bridge.message_aggregate import aggregate
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.setup import set_w3c_propagator
 from trpc_bridge.telemetry.spans import A2A_TRANSPORT
@@ -81,9 +81,10 @@ async def test_agui_and_a2a_refuse_the_same_overlong_identity() -> None:
         a2a = await client.post("/", json=_stream("hi"), headers=headers)
     message = "X-User-ID is longer than 255 characters"
     assert agui.status_code == 400 and agui.json() == {"error": message}
-    # The A2A stream answers with one SSE frame holding the JSON-RPC error.
-    error = json.loads(a2a.text.removeprefix("data: "))["error"]
-    assert error == {"code": -32602, "message": message}
+    # The HTTP edge refuses it before the stream starts: a JSON-RPC Invalid Request.
+    assert a2a.status_code == 400
+    error = a2a.json()["error"]
+    assert (error["code"], error["message"]) == (-32600, message)
 
 
 @pytest.mark.parametrize("door", ["agui", "a2a"])

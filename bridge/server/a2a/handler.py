@@ -2,7 +2,7 @@
 
 Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC 1.0 and 0.3) calls into
 this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` and a
-:class:`~trpc_bridge.server.runner.Caller`, picks the caller's encoding on the seam
+:class:`~trpc_bridge.server.runner.IncomingCall`, picks the caller's encoding on the seam
 (:func:`~trpc_bridge.codecs.encoding.select_encoding`; for streams
 :func:`~trpc_bridge.codecs.encoding.stream_encoding`, with the overlays the caller asked
 for, such as tfrs progress) and lets the agent runner drive
@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
@@ -55,9 +55,7 @@ from a2a.utils.errors import (
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.encoding import (
-    EncodeOptions,
     EncodingRequest,
-    Negotiation,
     RunTarget,
     StreamFrame,
     UnaryEncoding,
@@ -71,21 +69,13 @@ from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import new_id
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
+from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.push.delivery import PushDelivery
-from trpc_bridge.server.runner import AgentRunner, Caller
+from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import ID_LENGTH, owner_context
-from trpc_bridge.server.tasks.subscriber import DEFAULT_COALESCE_AFTER, Subscriber
-
-
-@dataclass(frozen=True)
-class HandlerOptions:
-    encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
-    negotiation: str = Negotiation.AUTO
-    #: Frames a lagging subscriber holds before text deltas are merged.
-    coalesce_after: int = DEFAULT_COALESCE_AFTER
+from trpc_bridge.server.tasks.subscriber import Subscriber
 
 
 class _UnaryRun:
@@ -118,7 +108,7 @@ class _Call:
 
     request: AgentRequest
     message: Message
-    caller: Caller
+    caller: IncomingCall
     encoding_request: EncodingRequest
     #: The parked task (waiting for input) this message continues; None: a new task.
     resumed: LiveTask | None = None
@@ -133,12 +123,12 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     def __init__(
         self,
         runner: AgentRunner,
-        options: HandlerOptions | None = None,
+        options: EncodingOptions | None = None,
         *,
         push: PushDelivery | None = None,
     ) -> None:
         self.runner = runner
-        self.options = options or HandlerOptions()
+        self.options = options or EncodingOptions()
         self.push = push
         #: The full card (every interface), set by the server: see ``card.public_card``.
         self.extended_card: AgentCard | None = None
@@ -157,7 +147,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
-        caller = a2a_caller(context)
+        caller = a2a_caller(context, self.runner)
         resumed = None
         if message.task_id:
             resumed = await self.registry.resume(
@@ -330,7 +320,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -349,7 +339,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     # --- tasks ----------------------------------------------------------------------
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         history = params.history_length if params.HasField("history_length") else None
         live = self.registry.live(params.id, owner)
         if live is not None:
@@ -364,7 +354,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         return task
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -379,7 +369,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        return await self.registry.store.list(params, owner_context(a2a_caller(context).user_id))
+        return await self.registry.store.list(
+            params, owner_context(a2a_caller(context, self.runner).user_id)
+        )
 
     # --- not offered ----------------------------------------------------------------
 

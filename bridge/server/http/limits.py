@@ -20,15 +20,8 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
-#: Seconds for a request head to arrive (from the connection's start or the last answer).
-DEFAULT_HEADER_TIMEOUT = 10.0
-#: Seconds for a whole request body to arrive once its head has.
-DEFAULT_BODY_TIMEOUT = 30.0
-#: Seconds an idle keep-alive connection is kept open.
-DEFAULT_KEEP_ALIVE = 5
-#: Concurrent HTTP connections (streams included); past it requests get HTTP 503.
-DEFAULT_MAX_CONNECTIONS = 1000
+from trpc_bridge.server.options import Limits
+
 INVALID_REQUEST = -32600
 
 
@@ -59,7 +52,7 @@ class RequestLimits:
         *,
         max_bytes: int,
         jsonrpc_paths: Iterable[str],
-        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        body_timeout: float = Limits.body_timeout,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes

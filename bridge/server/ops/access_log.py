@@ -18,10 +18,10 @@ from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.names import TRANSPORT_REST
 from trpc_bridge.server.refusals import clean
 from trpc_bridge.telemetry.logs import ACCESS_LOGGER, FIELDS, request_fields, reset_request_fields
 from trpc_bridge.telemetry.metrics import BridgeMetrics
-from trpc_bridge.telemetry.spans import TRANSPORT_REST
 
 access = logging.getLogger(ACCESS_LOGGER)
 

@@ -21,11 +21,11 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
+from trpc_bridge.names import TRANSPORT_GRPC
 from trpc_bridge.server.ops.probes import Readiness
 from trpc_bridge.server.refusals import clean
 from trpc_bridge.telemetry.logs import ACCESS_LOGGER, FIELDS, request_fields, reset_request_fields
 from trpc_bridge.telemetry.metrics import BridgeMetrics
-from trpc_bridge.telemetry.spans import TRANSPORT_GRPC
 
 access = logging.getLogger(ACCESS_LOGGER)
 

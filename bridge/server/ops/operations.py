@@ -17,9 +17,19 @@ from starlette.routing import BaseRoute
 from trpc_bridge.server.http.listener import HttpListener
 from trpc_bridge.server.ops.access_log import ObservedRequests
 from trpc_bridge.server.ops.grpc_ops import ObservedCalls, add_health
-from trpc_bridge.server.ops.metrics_routes import metrics_port_app, metrics_routes
+from trpc_bridge.server.ops.metrics_routes import (
+    METRICS_PATH,
+    metrics_port_app,
+    metrics_routes,
+)
 from trpc_bridge.server.ops.options import OpsOptions
-from trpc_bridge.server.ops.probes import Check, Readiness, probe_routes
+from trpc_bridge.server.ops.probes import (
+    HEALTH_PATH,
+    READY_PATH,
+    Check,
+    Readiness,
+    probe_routes,
+)
 from trpc_bridge.server.ops.trace_view import OTLP_TRACES_PATH, trace_view_routes
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.tasks.registry import TaskRegistry
@@ -67,6 +77,13 @@ class Operations:
         if playground or self.options.span_buffer is not None:
             routes += trace_view_routes(self.options.span_buffer, base_path)
         return routes
+
+    def public_paths(self) -> list[str]:
+        """Read without credentials: the probes, and ``/metrics`` when it is served."""
+        paths = [HEALTH_PATH, READY_PATH]
+        if self.options.metrics_path and self.options.prometheus is not None:
+            paths.append(METRICS_PATH)
+        return paths
 
     def unchecked_paths(self, base_path: str) -> list[str]:
         """Paths whose POST is not JSON (the OTLP receiver)."""

@@ -30,6 +30,7 @@ import time
 from a2a.types import Task
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.options import Durability
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.replicas.mirror import MirrorTask
 from trpc_bridge.server.replicas.tables import Checkpoint, JournalTables, Replica
@@ -39,8 +40,6 @@ from trpc_bridge.server.tasks.store import first_line
 
 logger = logging.getLogger(__name__)
 
-#: Seconds between two checkpoints of a running task (at least).
-DEFAULT_INTERVAL = 0.2
 #: The pause after a checkpoint is at least this many times as long as it took.
 PAUSE_FACTOR = 9.0
 
@@ -50,7 +49,11 @@ class TaskJournal:
     :class:`~trpc_bridge.server.tasks.live_task.Journal` the registry and live tasks use."""
 
     def __init__(
-        self, tables: JournalTables, *, interval: float = DEFAULT_INTERVAL, fanout: FanOut | None
+        self,
+        tables: JournalTables,
+        *,
+        interval: float = Durability.journal_interval,
+        fanout: FanOut | None,
     ) -> None:
         self.tables = tables
         self.interval = interval

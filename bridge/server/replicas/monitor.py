@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.options import Durability
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.tasks.interruption import LEASE_LOST, REPLICA_LOST, RESTARTED
@@ -27,16 +28,13 @@ from trpc_bridge.server.tasks.store import first_line
 
 logger = logging.getLogger(__name__)
 
-#: Seconds without a heartbeat after which a replica is dead (``--replica-timeout``).
-DEFAULT_TIMEOUT = 30.0
-
 
 class ReplicaMonitor:
     def __init__(
         self,
         tables: JournalTables,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = Durability.replica_timeout,
         single_process: bool,
         fanout: FanOut | None,
         interrupt_all: Callable[[str], None],

@@ -18,7 +18,6 @@ with one line that says why (the URL's password left out).
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -34,17 +33,18 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from trpc_bridge.names import new_id
+from trpc_bridge.server.options import Durability
+
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
 #: the server refuses longer ones up front.
 ID_LENGTH = 255
 
 #: The owner of tasks whose caller sent no identity.
 ANONYMOUS = "anonymous"
-#: Finished tasks the in-memory store keeps by default (the oldest go first).
-DEFAULT_KEEP_TASKS = 10_000
 
 
-class Caller(User):
+class TaskOwner(User):
     """The identity a task belongs to; also the owner key of the task store."""
 
     def __init__(self, user_id: str) -> None:
@@ -61,7 +61,7 @@ class Caller(User):
 
 def owner_context(user_id: str) -> ServerCallContext:
     """A call context whose user is ``user_id``: the task store scopes rows by it."""
-    return ServerCallContext(user=Caller(user_id))
+    return ServerCallContext(user=TaskOwner(user_id))
 
 
 class BoundedMemoryTaskStore(InMemoryTaskStore):
@@ -72,7 +72,7 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
     task it ever ran. Use a database store to keep everything.
     """
 
-    def __init__(self, max_tasks: int = DEFAULT_KEEP_TASKS) -> None:
+    def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
         super().__init__()
         self._max_tasks = max_tasks
         self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
@@ -159,7 +159,7 @@ def _database_url(url: str) -> str:
     return f"{_DRIVERS[dialect]}://{rest}"
 
 
-def make_task_store(url: str, *, keep_tasks: int = DEFAULT_KEEP_TASKS) -> TaskStore:
+def make_task_store(url: str, *, keep_tasks: int = Durability.keep_tasks) -> TaskStore:
     """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks), else the SQL
     store (tables created by :func:`check_task_store` or lazily). A URL that names no
     supported database raises :class:`TaskStoreError`."""
@@ -198,7 +198,7 @@ async def check_task_store(store: TaskStore, url: str) -> None:
     :data:`CHECK_TIMEOUT` seconds."""
     if not isinstance(store, DatabaseTaskStore):
         return
-    probe = Task(id=f"bridge-probe-{uuid.uuid4()}", context_id="bridge-probe")
+    probe = Task(id=new_id("bridge-probe"), context_id="bridge-probe")
     owner = owner_context("bridge-probe")
     database = store.engine.url.database or ""
     folder = Path(database).parent

@@ -19,12 +19,7 @@ from a2a.types import TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import StreamFrame
-
-#: Frames a subscriber may hold before deltas start to be merged: trpc-agent-go's own
-#: subscriber buffer size (docs/wire-spec.md §7.12). A consumer within that lag sees
-#: exactly trpc's frames; past it trpc aborts the stream ("event queue is full"), we
-#: merge.
-DEFAULT_COALESCE_AFTER = 1024
+from trpc_bridge.server.options import EncodingOptions
 
 
 def _single_text(frame: StreamFrame) -> bool:
@@ -75,7 +70,7 @@ class _Pending:
 class Subscriber:
     """One consumer of a live task's frames."""
 
-    def __init__(self, coalesce_after: int = DEFAULT_COALESCE_AFTER) -> None:
+    def __init__(self, coalesce_after: int = EncodingOptions.coalesce_after) -> None:
         self._items: deque[_Pending] = deque()
         self._ready = asyncio.Event()
         self._closed = False
