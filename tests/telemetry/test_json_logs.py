@@ -81,7 +81,7 @@ def test_json_lines_carry_the_exported_trace_task_and_transport() -> None:
             params = {"message": message}
             body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
             headers = {"Authorization": SECRET, "X-User-ID": "alice"}
-            answer = httpx.post(f"{url}?token=secret-query", json=body, headers=headers, timeout=30)
+            answer = httpx.post(f"{url}?note=secret-query", json=body, headers=headers, timeout=30)
             assert "result" in answer.json()
             httpx.get(f"{url}.well-known/agent-card.json", timeout=30)
             exports = collector.received("/v1/traces")
