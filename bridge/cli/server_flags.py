@@ -86,6 +86,21 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "max_request_bytes": _Flag(
         int, typer.Option(10 * 1024 * 1024, help="Largest accepted request body.")
     ),
+    "max_header_bytes": _Flag(
+        int,
+        typer.Option(
+            64 * 1024,
+            help="Largest request head (request line and headers; gRPC: a call's metadata); "
+            "a larger one gets HTTP 431 and the connection closes.",
+        ),
+    ),
+    "max_header_lines": _Flag(
+        int,
+        typer.Option(
+            100,
+            help="Header lines a request head may have (gRPC: metadata entries); more get 431.",
+        ),
+    ),
     "adk_keys": _Flag(
         bool,
         typer.Option(
@@ -177,7 +192,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
-_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+_POSITIVE = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive",
+    "max_connections",
+    "max_header_bytes",
+    "max_header_lines",
+)
 
 
 _MAX_PORT = 65535
@@ -232,6 +254,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         replica_timeout=flags["replica_timeout"],
         fanout=flags["fanout"],
         max_request_bytes=flags["max_request_bytes"],
+        max_header_bytes=flags["max_header_bytes"],
+        max_header_lines=flags["max_header_lines"],
         push=flags["push"],
         push_policy=PushPolicy(
             allow_hosts=tuple(flags["push_allow_host"] or ()),

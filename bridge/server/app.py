@@ -63,6 +63,8 @@ from trpc_bridge.server.limits import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_KEEP_ALIVE,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADER_LINES,
     DEFAULT_MAX_REQUEST_BYTES,
     RequestLimits,
 )
@@ -119,6 +121,10 @@ class ServerOptions:
     #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
     #: RESOURCE_EXHAUSTED past as many concurrent calls).
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: Bytes and header lines of a request head (else HTTP 431 and closed); gRPC: the
+    #: size and the number of entries of a call's metadata.
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    max_header_lines: int = DEFAULT_MAX_HEADER_LINES
     #: Seconds an agent run may take on any door before it is cancelled and fails with a
     #: ``run_error``; 0 = no limit.
     run_timeout: float = 0.0
@@ -333,6 +339,8 @@ class BridgeServer:
                 header_timeout=self.options.header_timeout,
                 keep_alive=self.options.keep_alive,
                 max_connections=self.options.max_connections,
+                max_header_bytes=self.options.max_header_bytes,
+                max_header_lines=self.options.max_header_lines,
             )
         except BaseException:
             await self.stop()
@@ -352,10 +360,13 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[GrpcScreen()],
+            interceptors=[GrpcScreen(max_metadata=self.options.max_header_lines)],
             maximum_concurrent_rpcs=self.options.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                # A call's metadata is its request head: the same bound as HTTP's.
+                ("grpc.max_metadata_size", self.options.max_header_bytes),
+                ("grpc.absolute_max_metadata_size", self.options.max_header_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
                 ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on

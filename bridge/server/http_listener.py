@@ -16,11 +16,13 @@ from collections.abc import AsyncIterator, Iterator
 import uvicorn
 from starlette.types import ASGIApp
 
-from trpc_bridge.server.http_timeouts import head_deadline_protocol
+from trpc_bridge.server.http_timeouts import head_limits_protocol
 from trpc_bridge.server.limits import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_KEEP_ALIVE,
     DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADER_LINES,
 )
 
 
@@ -69,17 +71,20 @@ class HttpListener:
         header_timeout: float = DEFAULT_HEADER_TIMEOUT,
         keep_alive: int = DEFAULT_KEEP_ALIVE,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+        max_header_lines: int = DEFAULT_MAX_HEADER_LINES,
     ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
         error instead of waiting for ever). A request head must arrive within
-        ``header_timeout`` seconds, an idle connection is closed after ``keep_alive``,
-        and past ``max_connections`` open connections requests get HTTP 503."""
+        ``header_timeout`` seconds and hold at most ``max_header_bytes`` bytes and
+        ``max_header_lines`` header lines (else 431), an idle connection is closed after
+        ``keep_alive``, and past ``max_connections`` open connections requests get HTTP 503."""
         config = uvicorn.Config(
             app,
             log_level=log_level,
             lifespan="off",
             timeout_graceful_shutdown=1,
-            http=head_deadline_protocol(header_timeout),
+            http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
             limit_concurrency=max_connections,
         )

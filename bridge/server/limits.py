@@ -7,9 +7,11 @@
   not at all cannot hold the connection.
 
 The other limits live where uvicorn applies them (:mod:`~trpc_bridge.server.http_listener`):
-the request-head deadline, the idle keep-alive and the connection cap; their defaults
-are here. Media types are checked by :mod:`trpc_bridge.server.media_types`. gRPC has
-its own size limit (``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED).
+the request-head deadline and size (:mod:`~trpc_bridge.server.http_timeouts`), the idle
+keep-alive and the connection cap; their defaults are here. Media types are checked by
+:mod:`trpc_bridge.server.media_types`. gRPC has its own size limit
+(``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED), and its metadata (the request
+head of a call) the same bound as an HTTP head.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
 #: Seconds for a request head to arrive (from the connection's start or the last answer).
 DEFAULT_HEADER_TIMEOUT = 10.0
+#: Bytes of a request head (request line and headers; gRPC: the call's metadata).
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+#: Header lines of a request head (gRPC: metadata entries of a call).
+DEFAULT_MAX_HEADER_LINES = 100
 #: Seconds for a whole request body to arrive once its head has.
 DEFAULT_BODY_TIMEOUT = 30.0
 #: Seconds an idle keep-alive connection is kept open.
