@@ -109,14 +109,17 @@ def _walk(value: Any, depth: int) -> None:
 
 def dotted_path(path: list[str | int]) -> str:
     """``['params', 'message', 'parts', 0]`` → ``params.message.parts[0]`` (a very deep
-    path shortened with ``…``)."""
+    path, or a very long key, shortened with ``…``: keys are the client's to choose)."""
     out = ""
     for step in path[:_PATH_STEPS]:
+        if isinstance(step, str) and len(step) > _KEY_SHOWN:
+            step = step[: _KEY_SHOWN - 1] + "…"
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
     return out + ("…" if len(path) > _PATH_STEPS else "")
 
 
 _PATH_STEPS = 8
+_KEY_SHOWN = 40
 
 
 def check_json(document: Any) -> None:

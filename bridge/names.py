@@ -1,5 +1,6 @@
 """Names every transport of the bridge shares, defined once: the identity header, the
-agent card paths, the A2A version header, and how the bridge mints the ids it needs.
+agent card paths, the A2A version header, how the bridge mints the ids it needs, and how
+it quotes an id a client sent.
 
 The identity header is trpc-agent-go's default (``WithUserIDHeader``); gRPC carries the
 same name, lower-cased, as metadata. Both card paths are served, and read in this order,
@@ -31,3 +32,16 @@ def new_id(prefix: str) -> str:
     mints one per message it carries."""
     h = os.urandom(16).hex()
     return f"{prefix}-{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
+#: Characters of a client's id quoted back in an error (ids the bridge mints are shorter).
+ID_SHOWN = 80
+
+
+def shown_id(value: str) -> str:
+    """A client's id as an error message quotes it: whole when short, else its start and
+    how long it was (a 1 MB id must not come back whole: gRPC carries the message in a
+    header, which it would overflow)."""
+    if len(value) <= ID_SHOWN:
+        return value
+    return f"{value[:ID_SHOWN]}… ({len(value)} characters)"

@@ -1,7 +1,9 @@
 """``POST /agui``: the AG-UI 1.0 door to any agent, through the agent runner.
 
 The body is an AG-UI ``RunAgentInput``, read as strict JSON like every door's
-(:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one;
+(:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one, when it
+holds no user message (the agent would be asked nothing), or when its ``threadId`` or
+``runId`` is longer than the ids A2A takes (255 characters, as for a ``contextId``);
 its last user message becomes the :class:`~trpc_bridge.events.AgentRequest` (``threadId``
 → context id, ``runId`` → invocation id). The caller's identity and trace context are
 resolved by the runner exactly as for A2A (``X-User-ID``, ``traceparent``), and the run
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
-from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
+from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, UserMessage
 from ag_ui.encoder import EventEncoder
 from opentelemetry.trace import SpanContext
 from pydantic import ValidationError
@@ -38,6 +40,7 @@ from trpc_bridge.events import AgentEvent
 from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.server.identity import IdentityError, lower_headers
 from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner, caller_of
+from trpc_bridge.server.task_store import ID_LENGTH
 
 DEFAULT_PATH = "/agui"
 
@@ -55,6 +58,9 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
             return JSONResponse(
                 {"error": "invalid RunAgentInput", "detail": detail}, status_code=400
             )
+        refused = run_input_refusal(run_input)
+        if refused:
+            return JSONResponse({"error": refused}, status_code=400)
         try:
             caller = caller_of(lower_headers(request.headers.items()), transport=TRANSPORT_AGUI)
         except IdentityError as exc:
@@ -76,6 +82,16 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
         )
 
     return [Route(path, run, methods=["POST"])]
+
+
+def run_input_refusal(run_input: RunAgentInput) -> str:
+    """Why a valid ``RunAgentInput`` cannot be run (empty: it can)."""
+    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
+        if len(value) > ID_LENGTH:
+            return f"{name} is longer than {ID_LENGTH} characters"
+    if not any(isinstance(m, UserMessage) for m in run_input.messages):
+        return "messages hold no user message: the agent would be asked nothing"
+    return ""
 
 
 #: ``name`` of the CUSTOM event that carries the run's W3C ``traceparent``.

@@ -34,7 +34,6 @@ from types import TracebackType
 import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
-from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from opentelemetry.trace import TracerProvider
@@ -53,7 +52,7 @@ from trpc_bridge.server.card_routes import card_routes
 from trpc_bridge.server.drain import DEFAULT_GRACE, drain
 from trpc_bridge.server.fanout import FanOut, make_fanout
 from trpc_bridge.server.grpc_screen import GrpcScreen
-from trpc_bridge.server.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
 from trpc_bridge.server.http_listener import HttpListener, check_port_free
 from trpc_bridge.server.jsonrpc03 import Jsonrpc03Methods
@@ -292,8 +291,10 @@ class BridgeServer:
         routes.extend(agui_routes(self.runner, path=agui_path))
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
+        # REST is A2A 1.0 only: a2a-sdk's 0.3 REST adapter turns a client's mistake into a
+        # dropped connection and a traceback, and no card ever advertised it.
         routes.extend(
-            create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
+            create_rest_routes(self.handler, enable_v0_3_compat=False, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
         middleware = [
@@ -379,7 +380,8 @@ class BridgeServer:
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
+            BridgeCompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)),
+            server,
         )
         # The event model itself, for callers that do not speak A2A (any language).
         add_agent_host(self.runner, server)

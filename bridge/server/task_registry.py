@@ -30,7 +30,16 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from a2a.server.tasks import TaskStore
-from a2a.types import Message, Part, Role, Task, TaskState, TaskStatusUpdateEvent
+from a2a.types import (
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
 from a2a.utils.errors import (
     InternalError,
     InvalidParamsError,
@@ -41,7 +50,7 @@ from a2a.utils.errors import (
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc_encode import task_status
 from trpc_bridge.events import AgentEvent
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, shown_id
 from trpc_bridge.server.aggregate import TaskAggregate
 from trpc_bridge.server.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
@@ -286,6 +295,10 @@ class TaskRegistry:
     async def stored(self, task_id: str, owner: str) -> Task | None:
         return await self.store.get(task_id, owner_context(owner))
 
+    async def list(self, params: ListTasksRequest, owner: str) -> ListTasksResponse:
+        """A page of ``owner``'s stored tasks (the store's errors as it raises them)."""
+        return await self.store.list(params, owner_context(owner))
+
     async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
         """``task_id`` as a live task when it runs (here, or followed from the replica
         that runs it) or is parked (revived from the store); the stored ``Task`` when it
@@ -295,7 +308,7 @@ class TaskRegistry:
             return live
         found = await self._current(task_id, owner)
         if found is None:
-            raise TaskNotFoundError(message=f"Task {task_id} not found")
+            raise TaskNotFoundError(message=f"Task {shown_id(task_id)} not found")
         task, lease = found
         if lease is not None and self.journal is not None and self.journal.follows(lease):
             from trpc_bridge.server.task_mirror import MirrorTask
@@ -370,13 +383,16 @@ class TaskRegistry:
         is unknown, finished, still running or in another context."""
         found = await self.revive(task_id, owner, coalesce_after=coalesce_after)
         if isinstance(found, Task):
-            raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
+            raise UnsupportedOperationError(
+                message=f"Task {shown_id(task_id)} is in a terminal state"
+            )
         if found.running:
             self.release(found)
-            raise UnsupportedOperationError(message=f"Task {task_id} is still running")
+            raise UnsupportedOperationError(message=f"Task {shown_id(task_id)} is still running")
         if context_id and context_id != found.context_id:
             raise InvalidParamsError(
-                message=f"contextId {context_id} does not match task {task_id}'s context"
+                message=f"contextId {shown_id(context_id)} does not match task "
+                f"{shown_id(task_id)}'s context"
             )
         return found
 
@@ -393,7 +409,7 @@ class TaskRegistry:
             await self.journal.accept(live)
         except TaskBusy:
             raise UnsupportedOperationError(
-                message=f"Task {live.task_id} is still running"
+                message=f"Task {shown_id(live.task_id)} is still running"
             ) from None
         except Exception as exc:
             logger.error("storing task %s failed: %s", live.task_id, first_line(exc))

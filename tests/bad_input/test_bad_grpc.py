@@ -118,7 +118,7 @@ CASES: dict[str, tuple[str, bytes, tuple[tuple[str, str], ...], grpc.StatusCode,
         _field(1, b"tasks/nope"),
         (),
         grpc.StatusCode.NOT_FOUND,
-        "TaskNotFoundError: Task nope not found",  # a2a-sdk's 0.3 form: type, then message
+        "TaskNotFoundError: Task nope not found",  # 0.3: A2A's error name, then the message
     ),
     "unknown method": (
         V10 + "Teleport",

@@ -257,11 +257,7 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             "headers": V1,
         },
         200,
-        _error(
-            -32602,
-            "Invalid params: Failed to parse message field: Failed to parse parts field: "
-            "repeated field parts must be in [] which is x at SendMessageRequest.message",
-        ),
+        _error(-32602, "Invalid params: params.message.parts: must be a list"),
     ),
     "message without parts (0.3)": (
         {"json": _rpc("message/send", {"message": _msg(parts=[])})},

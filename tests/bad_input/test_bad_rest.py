@@ -123,15 +123,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], int, dict[str, Any]]] = {
         _SEND,
         {"content": _body(parts="x"), "headers": JSON_V1},
         400,
-        {
-            "error": {
-                "code": 400,
-                "status": "INVALID_ARGUMENT",
-                "message": "Failed to parse message field: Failed to parse parts field: "
-                "repeated field parts must be in [] which is x at SendMessageRequest.message..",
-                "details": error_info("INVALID_REQUEST"),
-            }
-        },
+        _error(400, "INVALID_ARGUMENT", "message.parts: must be a list", "INVALID_PARAMS"),
     ),
     "message without parts": (
         "POST",
