@@ -40,8 +40,7 @@ REFUSED = {
     "address",
     "http://hooks.example.com:99999/": "push notification url is not a URL with a valid port "
     "(1-65535)",
-    "http://hooks.example.com:0/": "push notification url is not a URL with a valid port "
-    "(1-65535)",
+    "http://hooks.example.com:0/": "push notification url is not a URL with a valid port (1-65535)",
     "http://hooks.example.com/" + "x" * 100_000: "push notification url is longer than "
     f"{MAX_URL_LENGTH} characters",
 }
@@ -98,7 +97,9 @@ async def test_a_config_refused_at_delivery_is_logged_once(
     """A config created on a server that allowed loopback webhooks, whose task goes on on
     one restarted without ``--push-allow-loopback``: 100 updates, no delivery, one line."""
     store = f"sqlite:///{tmp_path / 'tasks.db'}"
-    lenient = ServerOptions(grpc_port=None, task_store=store, push_policy=PushPolicy(allow_loopback=True))
+    lenient = ServerOptions(
+        grpc_port=None, task_store=store, push_policy=PushPolicy(allow_loopback=True)
+    )
     async with webhook() as hook:
         async with BridgeServer(_parking_agent(), lenient) as server:
             client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=False)
