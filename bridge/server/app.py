@@ -403,6 +403,7 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.runner.tasks.unsaved.stop()
         if self.push is not None:
             await self.push.close()
         if self.replicas is not None:

@@ -17,8 +17,10 @@ survive a restart with a database store.
 A streamed task is *settled* before the frame that ends its run (a terminal or
 input-required status) reaches anyone: the task is stored first, so a ``completed`` a
 caller sees is a stored ``completed``; a store that fails turns that frame into a
-``failed`` status that says so. With a database store the task is also journaled while
-it runs (:mod:`~trpc_bridge.server.task_journal`).
+``failed`` status that says so, and the task is kept as the caller saw it until the store
+takes it (:mod:`~trpc_bridge.server.unsaved`): every read agrees with that ``failed``
+meanwhile. With a database store the task is also journaled while it runs
+(:mod:`~trpc_bridge.server.task_journal`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from trpc_bridge.server.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.states import INTERRUPTED_STATES, TERMINAL_STATES
 from trpc_bridge.server.subscriber import Subscriber
 from trpc_bridge.server.task_store import first_line, owner_context
+from trpc_bridge.server.unsaved import UnsavedTasks
 
 if TYPE_CHECKING:
     from trpc_bridge.server.task_journal import TaskJournal
@@ -119,6 +122,8 @@ class LiveTask:
         self.settled = False
         #: The run's final frame is being stored: a cancel can no longer change it.
         self.ending = False
+        #: Storing how the run ended failed (the caller was told so).
+        self.save_failed = False
         self._interrupted: str | None = None
 
     @classmethod
@@ -282,6 +287,8 @@ class TaskRegistry:
         self.observer: FrameObserver | None = None
         #: The server is shutting down: no new run is accepted.
         self.closing = False
+        #: Runs whose end could not be stored, as their callers were told they ended.
+        self.unsaved = UnsavedTasks(self._write_unsaved)
 
     def add(self, live: LiveTask) -> None:
         live.observer = self.observer
@@ -293,11 +300,14 @@ class TaskRegistry:
         return live if live is not None and live.owner == owner else None
 
     async def stored(self, task_id: str, owner: str) -> Task | None:
-        return await self.store.get(task_id, owner_context(owner))
+        """``owner``'s task as stored (or as its caller was told, when that is unsaved)."""
+        told = self.unsaved.get(task_id, owner)
+        return told if told is not None else await self.store.get(task_id, owner_context(owner))
 
     async def list(self, params: ListTasksRequest, owner: str) -> ListTasksResponse:
         """A page of ``owner``'s stored tasks (the store's errors as it raises them)."""
-        return await self.store.list(params, owner_context(owner))
+        page = await self.store.list(params, owner_context(owner))
+        return self.unsaved.overlay(page, params, owner)
 
     async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
         """``task_id`` as a live task when it runs (here, or followed from the replica
@@ -306,6 +316,9 @@ class TaskRegistry:
         live = self.live(task_id, owner)
         if live is not None:
             return live
+        told = self.unsaved.get(task_id, owner)
+        if told is not None:
+            return told
         found = await self._current(task_id, owner)
         if found is None:
             raise TaskNotFoundError(message=f"Task {shown_id(task_id)} not found")
@@ -338,6 +351,9 @@ class TaskRegistry:
         live = self.live(task_id, owner)
         if live is not None:
             return live.snapshot()
+        told = self.unsaved.get(task_id, owner)
+        if told is not None:
+            return told
         found = await self._current(task_id, owner)
         if found is None:
             return None
@@ -424,8 +440,21 @@ class TaskRegistry:
                 await self.store.save(live.snapshot(), owner_context(live.owner))
         except Exception as exc:  # a broken store: the caller must not see a "completed"
             logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
+            live.save_failed = True
             return self._unsaved(live)
         return None
+
+    async def _write_unsaved(self, task: Task, owner: str, sequence: int) -> None:
+        """Store how an unsaved run ended (see :mod:`~trpc_bridge.server.unsaved`): with
+        its lease dropped when this replica still holds it, over whatever another
+        replica wrote otherwise (the caller was told this)."""
+        if self.journal is not None:
+            from trpc_bridge.server.task_tables import Checkpoint
+
+            final = Checkpoint(task, owner, sequence)
+            if await self.journal.tables.release(final, self.journal.replica):
+                return
+        await self.store.save(task, owner_context(owner))
 
     @staticmethod
     def _unsaved(live: LiveTask) -> TaskStatusUpdateEvent:
@@ -470,6 +499,8 @@ class TaskRegistry:
                 live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
             live.ending = live.settled = True
             await self._settle(live)  # the stream has ended: nothing left to tell
+        if live.save_failed:  # before it stops being live: no read sees the stale row
+            self.unsaved.add(live.snapshot(), live.owner, live.sequence)
         self._live.pop(live.task_id, None)
         live.close()
 
