@@ -2,7 +2,7 @@
 (or any A2A agent) from Python, serve it again, proxy it, chain it.
 
 Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/wire-spec.md``
-§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`.
+§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc.decode`.
 Failures never raise out of :meth:`RemoteAgent.run`: they arrive as error events, as
 with trpc's client — ``run_error`` for transport problems, ``flow_error`` for failed
 remote tasks.
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,35 +30,35 @@ from trpc_bridge.agent import Skill
 from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
-    RemoteAgentError,
     ResolvedCard,
     fetch_card,
     fetch_extended_card,
 )
+from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
-from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
-from trpc_bridge.codecs.a2a_frames import (
+from trpc_bridge.client.transport import Transport
+from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
     as_list,
     as_map,
     as_str,
     read_result,
 )
-from trpc_bridge.codecs.dialect_decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
-from trpc_bridge.codecs.trpc_decode import DataPartMapper
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
-from trpc_bridge.codecs.trpc_request import request_to_message
+from trpc_bridge.codecs.trpc.decode import DataPartMapper
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
 log = logging.getLogger(__name__)
 
-#: The identity header trpc-agent-go's server reads (``x-user-id`` metadata on gRPC).
-USER_ID_HEADER = "X-User-ID"
 #: How long cancelling a remote task may hold up the consumer that went away.
 _CANCEL_TIMEOUT = 5.0
 #: How long a unary call follows a task the server answered while still working, and how
@@ -156,7 +155,7 @@ class RemoteAgent:
                 card = await fetch_extended_card(http, card)
             endpoint = card.choose(transport, version)
             wire: Transport
-            if endpoint.binding == "JSONRPC":
+            if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
             else:
                 wire = SdkTransport(card.sdk_card(endpoint), timeout)
@@ -225,7 +224,7 @@ class RemoteAgent:
 
     def _message(self, request: AgentRequest) -> Any:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
-        return request_to_message(request, message_id=f"msg-{uuid.uuid4()}", spec_version=version)
+        return request_to_message(request, message_id=new_id("msg"), spec_version=version)
 
     def _tap(self, request: AgentRequest, sink: ProgressSink | None) -> ProgressTap:
         return ProgressTap(

@@ -2,7 +2,7 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`Caller` (:func:`caller_of` applies the one identity rule), and iterates
+:class:`IncomingCall` (:func:`caller_of` applies the one identity rule), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
@@ -36,20 +36,18 @@ from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
-from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
-from trpc_bridge.server.task_store import BoundedMemoryTaskStore
+from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
+from trpc_bridge.server.tasks.registry import TaskRegistry
+from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
 
 logger = logging.getLogger(__name__)
 
-#: ``Caller.transport`` of the doors that are not A2A bindings.
-TRANSPORT_AGUI = "AG-UI"
-
 
 @dataclass(frozen=True)
-class Caller:
+class IncomingCall:
     """One incoming call, as every door describes it."""
 
     #: The resolved identity (:func:`caller_of`).
@@ -62,10 +60,12 @@ class Caller:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: str = "") -> Caller:
-    """A :class:`Caller` from lower-case ``headers``; raises
+def caller_of(
+    headers: Mapping[str, str], *, transport: str, protocol_version: str = ""
+) -> IncomingCall:
+    """A :class:`IncomingCall` from lower-case ``headers``; raises
     :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
-    return Caller(
+    return IncomingCall(
         user_id=caller_id(headers),
         transport=transport,
         protocol_version=protocol_version,
@@ -126,7 +126,7 @@ class AgentRunner:
     async def run(
         self,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
@@ -192,7 +192,7 @@ class AgentRunner:
         self,
         live: LiveTask,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
     ) -> None:

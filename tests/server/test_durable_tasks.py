@@ -26,7 +26,7 @@ from sqlalchemy import event
 from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_pieces
 
 from trpc_bridge.agents.scenarios import long_slow
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Durability, ServerOptions
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]
@@ -121,7 +121,9 @@ def cluster() -> Any:
 
 
 async def test_a_store_that_fails_mid_run_is_a_failed_task_not_completed(cluster: Any) -> None:
-    options = ServerOptions(grpc_port=None, task_store=cluster.url, journal_interval=0.05)
+    options = ServerOptions(
+        grpc_port=None, durability=Durability(task_store=cluster.url, journal_interval=0.05)
+    )
     async with BridgeServer(long_slow, options) as server:
         calls = TaskCalls(server.jsonrpc_url)
         _, stream, reader = await _start_long_stream(calls, 10)
@@ -143,7 +145,9 @@ async def test_a_store_that_fails_mid_run_is_a_failed_task_not_completed(cluster
 
 async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'tasks.db'}"
-    options = ServerOptions(grpc_port=None, task_store=store, journal_interval=60)
+    options = ServerOptions(
+        grpc_port=None, durability=Durability(task_store=store, journal_interval=60)
+    )
     async with BridgeServer(long_slow, options) as server:
         calls = TaskCalls(server.jsonrpc_url)
         task_id, stream, _ = await _start_long_stream(calls, 1)
@@ -155,7 +159,7 @@ async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
 
 
 def _owner(user: str) -> Any:
-    from trpc_bridge.server.task_store import owner_context
+    from trpc_bridge.server.tasks.store import owner_context
 
     return owner_context(user)
 
@@ -217,7 +221,7 @@ async def _reads(server: BridgeServer, task_id: str, *, listing: bool = True) ->
     cancelled = await calls.cancel(task_id)
     await calls.close()
     async with grpc.aio.insecure_channel(server.grpc_address) as channel:
-        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)  # type: ignore[no-untyped-call]
         by_grpc = await stub.GetTask(GetTaskRequest(id=task_id), metadata=(("x-user-id", "alice"),))
     reads = {
         "tasks/get": (got["status"]["state"], status_text(got)),
@@ -242,8 +246,9 @@ async def _stored_state(server: BridgeServer, task_id: str) -> int:
     return int(stored.status.state)
 
 
-TOLD = {
-    "tasks/get": ("failed", "the task could not be saved: the task store failed"),
+UNSAVED = "the task could not be saved: the task store failed"
+TOLD: dict[str, Any] = {
+    "tasks/get": ("failed", UNSAVED),
     "GetTask": "TASK_STATE_FAILED",
     "REST": "TASK_STATE_FAILED",
     "gRPC": "TASK_STATE_FAILED",
@@ -270,7 +275,7 @@ async def test_a_task_whose_save_failed_reads_as_its_caller_was_told(failing_sto
     (PostgreSQL: then ListTasks cannot answer at all), once it is back, and after a
     restart, when the stored row itself has been reconciled."""
     url, fault = failing_store
-    options = ServerOptions(task_store=url, journal_interval=0.05)
+    options = ServerOptions(durability=Durability(task_store=url, journal_interval=0.05))
     async with BridgeServer(long_slow, options) as server:
         store = fault(server)
         calls = TaskCalls(server.jsonrpc_url)
@@ -280,7 +285,7 @@ async def test_a_task_whose_save_failed_reads_as_its_caller_was_told(failing_sto
         await stream.__aexit__(None, None, None)
         await calls.close()
         assert final_state(rest) == "failed"
-        assert status_text(rest[-1]) == TOLD["tasks/get"][1]
+        assert status_text(rest[-1]) == UNSAVED
         if isinstance(store, _SqliteDisk):  # the store still reads, but holds the old row
             assert await _stored_state(server, task_id) != TaskState.TASK_STATE_FAILED
             assert await _reads(server, task_id) == TOLD

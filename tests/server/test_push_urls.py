@@ -17,8 +17,8 @@ from a2a.utils.errors import InvalidParamsError
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.push_policy import MAX_URL_LENGTH, PushPolicy
+from trpc_bridge.server import BridgeServer, Durability, PushOptions, ServerOptions
+from trpc_bridge.server.push.policy import MAX_URL_LENGTH, PushPolicy
 
 from .helpers import as_user, sdk_client
 from .test_invocation_modes import push_config, send, tck_message, webhook
@@ -98,7 +98,9 @@ async def test_a_config_refused_at_delivery_is_logged_once(
     one restarted without ``--push-allow-loopback``: 100 updates, no delivery, one line."""
     store = f"sqlite:///{tmp_path / 'tasks.db'}"
     lenient = ServerOptions(
-        grpc_port=None, task_store=store, push_policy=PushPolicy(allow_loopback=True)
+        grpc_port=None,
+        durability=Durability(task_store=store),
+        push=PushOptions(policy=PushPolicy(allow_loopback=True)),
     )
     async with webhook() as hook:
         async with BridgeServer(_parking_agent(), lenient) as server:
@@ -113,8 +115,8 @@ async def test_a_config_refused_at_delivery_is_logged_once(
             await server.push.flush()
             await client.close()
         delivered = len(hook.received)
-        strict = ServerOptions(grpc_port=None, task_store=store)
-        caplog.set_level(logging.WARNING, logger="trpc_bridge.server.push_delivery")
+        strict = ServerOptions(grpc_port=None, durability=Durability(task_store=store))
+        caplog.set_level(logging.WARNING, logger="trpc_bridge.server.push.delivery")
         async with BridgeServer(_parking_agent(), strict) as restarted:
             client = await sdk_client(restarted.agent_card(), "jsonrpc-1.0", streaming=True)
             follow_up = tck_message("more", task_id=parked.task.id)

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState, TaskStatus
 
-from trpc_bridge.server.unsaved import UnsavedTasks
+from trpc_bridge.server.tasks.unsaved import UnsavedTasks
 
 FAILED = TaskState.TASK_STATE_FAILED
 WORKING = TaskState.TASK_STATE_WORKING
@@ -23,15 +23,15 @@ def _page(*tasks: Task) -> ListTasksResponse:
     return ListTasksResponse(tasks=list(tasks), total_size=len(tasks), page_size=50)
 
 
-async def _never(task: Task, owner: str, sequence: int) -> None:
+async def _never() -> None:
     raise OSError("the store is down")
 
 
 @pytest.fixture
 async def unsaved() -> AsyncIterator[UnsavedTasks]:
     """Alice's task t1, told ``failed``, its stored row still ``working``."""
-    tasks = UnsavedTasks(_never, first_delay=3600)
-    tasks.add(_task("t1", FAILED), "alice", 7)
+    tasks = UnsavedTasks(first_delay=3600)
+    tasks.add(_task("t1", FAILED), "alice", _never)
     yield tasks
     await tasks.stop()  # its last try fails too: the task stays unsaved
     assert len(tasks) == 1
