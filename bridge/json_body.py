@@ -66,7 +66,8 @@ def parse_json(body: bytes | str) -> Any:
         raise BodyError("JSON nested too deeply to parse", syntax=True) from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise BodyError(f"invalid JSON: {exc.msg} at {where}", syntax=True) from None
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise BodyError(f"invalid JSON: {what} at {where}", syntax=True) from None
     except ValueError:  # the hooks above, or a number past Python's 4,300 digits
         raise BodyError(
             "invalid JSON: NaN, Infinity or a number out of range", syntax=True
