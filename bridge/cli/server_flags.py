@@ -186,14 +186,15 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
         ),
     ),
-    "legacy_card": _Flag(
+    "strict_card": _Flag(
         bool,
         typer.Option(
             False,
-            "--legacy-card",
-            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
-            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
-            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+            "--strict-card",
+            help="Serve agent-card.json to requests without A2A-Version as the A2A 1.0 card "
+            "alone, valid against the 1.0 JSON schema (strict 1.0 validators, the TCK's card "
+            "test); A2A 0.3 clients then cannot read it. Off: the 1.0 card merged with the "
+            "0.3 fields (url, preferredTransport, …), which 0.3 and 1.0 clients all read.",
         ),
     ),
 }
@@ -250,7 +251,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
         playground=flags["playground"],
-        legacy_card=flags["legacy_card"],
+        strict_card=flags["strict_card"],
         limits=Limits(
             max_request_bytes=flags["max_request_bytes"],
             max_connections=flags["max_connections"],

@@ -203,7 +203,7 @@ class BridgeServer:
             card,
             base_path=self.base_path,
             same_origin=public_card(card),
-            legacy_card=self.options.legacy_card,
+            strict_card=self.options.strict_card,
         )
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.

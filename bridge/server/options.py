@@ -100,9 +100,10 @@ class ServerOptions:
     tracer_provider: TracerProvider | None = None
     #: The chat page at ``GET <base_path>/`` (``doors/playground.py``); JSON-RPC keeps POST.
     playground: bool = True
-    #: ``agent-card.json`` also carries the 0.3 fields for requests without
-    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``a2a/card_routes.py``).
-    legacy_card: bool = False
+    #: ``agent-card.json`` is the 1.0 card alone for requests without ``A2A-Version`` (for
+    #: strict A2A 1.0 schema validators); off, the card every client reads: the 1.0 card
+    #: merged with the 0.3 fields, as a2a-sdk serves it (``a2a/card_routes.py``).
+    strict_card: bool = False
     limits: Limits = field(default_factory=Limits)
     durability: Durability = field(default_factory=Durability)
     encoding: EncodingOptions = field(default_factory=EncodingOptions)

@@ -2,6 +2,7 @@
 
     python tests/conformance/tck_run.py [--target tck|demo|proxy-go|sdk-echo] [--sut URL]
                                         [--levels must,should] [--require-must]
+                                        [--strict-card]
 
 The TCK is not part of the repository: it is read from ``$A2A_TCK_DIR`` (default
 ``../shared/a2a-tck`` beside the repository), run from there, and given its own
@@ -15,6 +16,10 @@ Targets (each started on free loopback ports, stopped at the end):
 - ``proxy-go``: ``trpc-bridge proxy`` in front of the Go peer (``interop/go``, needs ``go``);
 - ``sdk-echo``: a plain a2a-sdk server with an echo executor, the yardstick;
 - ``--sut URL``: a server that is already running.
+
+The bridge targets serve their default card (the 1.0 card merged with the 0.3 fields, which
+every client reads and the TCK's card schema test refuses), or with ``--strict-card`` the
+1.0 card alone (``docs/specs/a2a.md``).
 
 One TCK session covers every transport the card declares; tests that do not depend on a
 transport (the agent card) are counted on every transport's line, as a run restricted to
@@ -83,13 +88,14 @@ def tck_python(tck: Path) -> Path:
 
 
 @contextlib.contextmanager
-def system_under_test(target: str, sut: str) -> Iterator[str]:
+def system_under_test(target: str, sut: str, *, strict_card: bool = False) -> Iterator[str]:
     """The base URL of the server to test, running for the duration of the block."""
+    card = ["--strict-card"] if strict_card else []
     if sut:
         yield sut.rstrip("/")
     elif target in ("tck", "demo"):
         # The TCK's webhook receiver listens on this machine.
-        with bridge_server(target, extra=["--push-allow-loopback"]) as process:
+        with bridge_server(target, extra=["--push-allow-loopback", *card]) as process:
             yield process.url.rstrip("/")
     elif target == "sdk-echo":
         with running([sys.executable, str(HERE / "sdk_echo_server.py")]) as process:
@@ -101,7 +107,7 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
         with go_server("text") as upstream:
             cmd = [str(Path(sys.executable).parent / "trpc-bridge"), "proxy"]
             cmd += ["--upstream", upstream.url, "--host", "127.0.0.1"]
-            cmd += ["--port", "0", "--grpc-port", "0", "--push-allow-loopback"]
+            cmd += ["--port", "0", "--grpc-port", "0", "--push-allow-loopback", *card]
             with running(cmd) as process:
                 yield process.url.rstrip("/")
     else:
@@ -185,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--levels", default="must,should", help="comma-separated")
     parser.add_argument("--require-must", action="store_true", help="exit 1 on a MUST failure")
     parser.add_argument("--show-failures", action="store_true", help="list every failed test")
+    parser.add_argument(
+        "--strict-card", action="store_true", help="serve the bridge's A2A 1.0 card alone"
+    )
     args = parser.parse_args(argv)
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
 
@@ -193,12 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"A2A TCK not found at {tck} (set A2A_TCK_DIR): conformance run skipped")
         return 0
     python = tck_python(tck)
-    name = "sut" if args.sut else args.target
-    with system_under_test(args.target, args.sut) as url:
+    name = "sut" if args.sut else args.target + ("-strict-card" if args.strict_card else "")
+    with system_under_test(args.target, args.sut, strict_card=args.strict_card) as url:
         outcomes = run_tck(python, tck, url, levels, name)
     records = [json.loads(line) for line in outcomes.read_text(encoding="utf-8").splitlines()]
     tallies = tally(records)
-    title = args.sut or f"--target {args.target}"
+    title = args.sut or f"--target {args.target}" + (" --strict-card" if args.strict_card else "")
     print("\n".join(report(tallies, levels, title)), flush=True)
     must_failures = [f for (_, level), t in tallies.items() if level == "must" for f in t.failures]
     if args.show_failures or (args.require_must and must_failures):

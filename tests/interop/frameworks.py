@@ -37,9 +37,6 @@ class Framework:
     unary_client: bool = False
     #: A2A wire its server and client use (v0 = 0.3 JSON-RPC, v1 = 1.0 JSON-RPC).
     wire: str = "v0"
-    #: Its client reads ``agent-card.json`` with no A2A-Version and needs the 0.3 ``url``
-    #: field (a2a-sdk 0.3): the bridges it calls run with ``--legacy-card``.
-    legacy_card: bool = False
 
     @property
     def python(self) -> Path:
@@ -63,7 +60,7 @@ class Framework:
         return f"{self.package} {package} (a2a-sdk {sdk})"
 
 
-TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py", legacy_card=True)
+TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py")
 TRPC_PY_V1 = Framework(
     "trpc-py-v1", "trpc-py-v1", "trpc_peer.py", "trpc-agent-py", v1=True, wire="v1"
 )
@@ -81,8 +78,8 @@ A2A 1.0 implementation: its cells stand in for the Go v1 cells that cannot be bu
 see interop/go/README.md), `adk` = Google ADK (`to_a2a` server, `RemoteA2aAgent` client). \
 `X→py` = framework X's client calling `trpc-bridge serve`; `py→X` = the bridge's \
 `RemoteAgent` calling X's server; `X→proxy→Y` = X's client calling `trpc-bridge proxy` in \
-front of Y's server; the bridges `trpc-py`'s client calls run with `--legacy-card` (its \
-a2a-sdk 0.3 client needs the 0.3 card at agent-card.json, see the README). A cell passes \
+front of Y's server; every bridge runs with its default options (its default card is \
+read by every client here, a2a-sdk 0.3 and 1.x alike). A cell passes \
 when the client shows the scenario's content, no text twice, one id per response (and a \
 trpc-agent-py caller's session keeps the answer); trpc-agent-go's client is held to what \
 it shows against trpc-agent-go's own server. `xfail` = fails today, tracked by a strict \
