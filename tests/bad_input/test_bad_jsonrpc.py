@@ -374,13 +374,8 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             -32602, "historyLength must be 0 or more, not -1", data=error_info("INVALID_PARAMS")
         ),
     ),
-    # --- a 1.0 message with what its schema does not have ---
-    "SendMessage with an unknown field": (
-        {"json": _rpc("SendMessage", {"message": {**_V1_MESSAGE, "bogus": 1}}), "headers": V1},
-        200,
-        _error(-32602, "Invalid params: params.message.bogus: unknown field (not in Message)"),
-    ),
-    "SendMessage with a 0.3-shaped part": (
+    # --- a 1.0 message in A2A 0.3's shape (other unknown keys are ignored: §5.7) ---
+    "SendMessage with a 0.3 part (kind)": (
         {
             "json": _rpc(
                 "SendMessage",
@@ -389,7 +384,41 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             "headers": V1,
         },
         200,
-        _error(-32602, "Invalid params: params.message.parts[0].kind: unknown field (not in Part)"),
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0].kind: an A2A 0.3 key sent to A2A 1.0 "
+            "(a 1.0 part is text, raw, url or data, without a kind)",
+        ),
+    ),
+    "SendMessage with a 0.3 file part": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": {**_V1_MESSAGE, "parts": [{"file": {"uri": "https://x.test/a"}}]}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0].file: an A2A 0.3 key sent to A2A 1.0 "
+            "(a 1.0 file part is url or raw, with filename and mediaType)",
+        ),
+    ),
+    "SendMessage with 0.3's blocking": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": _V1_MESSAGE, "configuration": {"blocking": False}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.configuration.blocking: an A2A 0.3 key sent to A2A 1.0 "
+            "(1.0 says returnImmediately, its opposite)",
+        ),
     ),
     "SendMessage with an unknown role": (
         {"json": _rpc("SendMessage", {"message": {**_V1_MESSAGE, "role": "user"}}), "headers": V1},
@@ -410,12 +439,20 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             data=error_info("TASK_NOT_FOUND"),
         ),
     ),
-    "an unknown field named with 60,000 characters": (
-        {"json": _rpc("SendMessage", {"message": {**_V1_MESSAGE, "k" * 60_000: 1}}), "headers": V1},
+    "a key of 60,000 characters in a path": (
+        {
+            "content": _raw(
+                _rpc("SendMessage", {"message": {**_V1_MESSAGE, "metadata": {"k" * 60_000: "s"}}}),
+                b'"s"',
+                b'"\\ud800"',
+            ),
+            "headers": {**JSON, **V1},
+        },
         200,
         _error(
             -32602,
-            f"Invalid params: params.message.{'k' * 39}…: unknown field (not in Message)",
+            f"Invalid params: params.message.metadata.{'k' * 39}…: lone surrogate \\ud800 "
+            "(not Unicode text)",
         ),
     ),
     "a push URL with port 99999": (

@@ -219,27 +219,16 @@ CASES: dict[str, tuple[str, str, dict[str, Any], int, dict[str, Any]]] = {
             "INVALID_PARAMS",
         ),
     ),
-    "message:send with an unknown field": (
+    "message:send with a 0.3 part (kind)": (
         "POST",
         _SEND,
-        {"content": _body(bogus=1), "headers": JSON_V1},
+        {"content": _body(parts=[{"kind": "text", "text": "hi"}]), "headers": JSON_V1},
         400,
         _error(
             400,
             "INVALID_ARGUMENT",
-            "message.bogus: unknown field (not in Message)",
-            "INVALID_PARAMS",
-        ),
-    ),
-    "message:send with an unknown top-level field": (
-        "POST",
-        _SEND,
-        {"content": json.dumps({**_MESSAGE, "extra": 1}).encode(), "headers": JSON_V1},
-        400,
-        _error(
-            400,
-            "INVALID_ARGUMENT",
-            "extra: unknown field (not in SendMessageRequest)",
+            "message.parts[0].kind: an A2A 0.3 key sent to A2A 1.0 (a 1.0 part is text, raw, "
+            "url or data, without a kind)",
             "INVALID_PARAMS",
         ),
     ),

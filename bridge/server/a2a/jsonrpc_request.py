@@ -20,8 +20,8 @@ a 1.0 method without ``A2A-Version: 1.x``, a 0.3       ``-32009`` VersionNotSupp
 method with it, an unknown version                     which header to send
 ``params`` missing, an array, not the method's         ``-32602`` Invalid params, naming the
 shape, deeper than protobuf allows, a lone surrogate,  field (``params.message.messageId``)
-an enum value the method does not know, a field a
-1.0 message does not have (``request_fields``)
+an enum value the method does not know, A2A 0.3's
+keys in a 1.0 message sent (``request_fields``)
 =====================================================  ==========================================
 
 A successful parse is a :class:`JsonRpcCall` holding the method's a2a-sdk 1.0 request
@@ -73,8 +73,7 @@ _V03_TO_CORE: dict[str, Any] = {
 }
 #: 1.0 methods whose params may be left out (everything in them is optional).
 _PARAMS_OPTIONAL = frozenset({"ListTasks", "GetExtendedAgentCard"})
-#: 1.0 methods whose params may hold no field their message does not have: the message a
-#: caller sends (see ``request_fields``).
+#: 1.0 methods whose params may not hold A2A 0.3's keys: a message sent (``request_fields``).
 STRICT_METHODS = frozenset({"SendMessage", "SendStreamingMessage"})
 _ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 _SHOWN = 120  # characters of a client's value quoted back in a message
@@ -236,9 +235,7 @@ def _call(
     if wire is WireVersion.V1_0:
         model = _V10_MODELS[method]
         strict = method in STRICT_METHODS
-        problem = field_problem(
-            params or {}, model.DESCRIPTOR, path="params", unknown_fields=strict
-        )
+        problem = field_problem(params or {}, model.DESCRIPTOR, path="params", v03_keys=strict)
         if problem:
             return JsonRpcFault(INVALID_PARAMS, f"Invalid params: {problem}", request_id)
     try:

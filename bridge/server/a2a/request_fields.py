@@ -5,16 +5,17 @@ a2a-sdk reads JSON-RPC params, REST bodies and REST query parameters with protob
 
 - drops an enum value it does not know: ``status=BOGUS`` lists every task unfiltered,
   ``"role": "user"`` (the 0.3 spelling) sends a message of no role;
+- drops a key it does not know, which A2A 1.0 §5.7 asks for (forward compatibility) —
+  except that in a message sent, A2A 0.3's own keys mean the caller wrote the 0.3 shape to
+  the 1.0 binding, and dropping them loses what it said: a ``{"kind": "file", "file": …}``
+  part arrives empty, ``blocking`` and ``pushNotificationConfig`` are not honoured;
 - words a value of the wrong type in Python's own terms (``invalid literal for int()
   with base 10: 'abc'``).
 
 :func:`field_problem` says what is wrong in the project's words, naming the field:
-``params.status: unknown value 'BOGUS' (one of TASK_STATE_SUBMITTED, …)``. Unknown
-*fields* are ignored, as A2A 1.0 §5.7 asks, except where ``unknown_fields`` says
-otherwise: a message sent with keys its schema does not have (a 0.3-shaped message, a
-misspelt ``parts``) would otherwise reach the agent without what the caller wrote
-(``docs/specs/a2a.md``). Values the walk accepts are left to protobuf's parser; the
-callers quote whatever it still refuses.
+``params.status: unknown value 'BOGUS' (one of TASK_STATE_SUBMITTED, …)``. Other unknown
+keys are ignored (``docs/specs/a2a.md`` §2). Values the walk accepts are left to
+protobuf's parser; the callers quote whatever it still refuses.
 """
 
 from __future__ import annotations
@@ -45,6 +46,19 @@ _INTEGER_TEXT = re.compile(r"-?[0-9]+")
 #: Well-known types whose JSON form is not an object of their fields.
 _ANY_JSON = frozenset({"google.protobuf.Struct", "google.protobuf.Value"})
 _SHOWN = 40  # characters of a client's value quoted back
+#: Per 1.0 message type: the keys of its A2A 0.3 counterpart that 1.0 dropped or renamed,
+#: and what 1.0 says instead (refused where ``v03_keys``).
+V03_KEYS: dict[str, dict[str, str]] = {
+    "lf.a2a.v1.Message": {"kind": "a 1.0 message has no kind"},
+    "lf.a2a.v1.Part": {
+        "kind": "a 1.0 part is text, raw, url or data, without a kind",
+        "file": "a 1.0 file part is url or raw, with filename and mediaType",
+    },
+    "lf.a2a.v1.SendMessageConfiguration": {
+        "blocking": "1.0 says returnImmediately, its opposite",
+        "pushNotificationConfig": "1.0 says taskPushNotificationConfig",
+    },
+}
 
 
 def _quoted(value: object) -> str:
@@ -53,20 +67,19 @@ def _quoted(value: object) -> str:
 
 
 def field_problem(
-    document: Any, descriptor: Descriptor, *, path: str = "", unknown_fields: bool = False
+    document: Any, descriptor: Descriptor, *, path: str = "", v03_keys: bool = False
 ) -> str:
     """What is wrong with ``document`` as the JSON of ``descriptor``'s message, as
-    ``path.to.field: what``; empty when nothing the walk checks is."""
-    return _message(document, descriptor, [path] if path else [], unknown_fields)
+    ``path.to.field: what``; empty when nothing the walk checks is. ``v03_keys``: A2A 0.3's
+    keys (:data:`V03_KEYS`) are refused."""
+    return _message(document, descriptor, [path] if path else [], v03_keys)
 
 
 def _where(path: list[str | int]) -> str:
     return dotted_path(path) or "the request"
 
 
-def _message(
-    value: Any, descriptor: Descriptor, path: list[str | int], unknown_fields: bool
-) -> str:
+def _message(value: Any, descriptor: Descriptor, path: list[str | int], v03_keys: bool) -> str:
     name = descriptor.full_name
     if name in _ANY_JSON:
         return ""
@@ -78,13 +91,14 @@ def _message(
         return f"{_where(path)}: must be an object"
     fields = {f.json_name: f for f in descriptor.fields}
     fields.update({f.name: f for f in descriptor.fields})
+    v03 = V03_KEYS.get(name, {}) if v03_keys else {}
     for key, item in value.items():
         field = fields.get(key)
         if field is None:
-            if unknown_fields:
-                return f"{_where([*path, key])}: unknown field (not in {descriptor.name})"
+            if key in v03:
+                return f"{_where([*path, key])}: an A2A 0.3 key sent to A2A 1.0 ({v03[key]})"
             continue
-        problem = _field(item, field, [*path, key], unknown_fields)
+        problem = _field(item, field, [*path, key], v03_keys)
         if problem:
             return problem
     return ""

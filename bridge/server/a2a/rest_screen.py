@@ -11,8 +11,8 @@
 - The body and the query parameters are then checked against the route's request
   message (:mod:`~trpc_bridge.server.request_fields`): an enum value A2A does not have
   (``status=BOGUS``, ``"role": "user"``), a value of the wrong type (``pageSize=abc``) or,
-  in a message sent, a field its schema does not have, get HTTP 400 naming the field,
-  where a2a-sdk would drop the value or quote Python's ``int()``.
+  in a message sent, A2A 0.3's keys (``kind``, ``file``, ``blocking``), get HTTP 400 naming
+  the field, where a2a-sdk would drop the value or quote Python's ``int()``.
 
 Errors are AIP-193 bodies, as a2a-sdk writes its own.
 """
@@ -53,8 +53,8 @@ _REST_ROUTE = re.compile(
 )
 _HEADER_KEY = A2A_VERSION_HEADER.lower().encode()
 _TENANT = r"^(?:/[^/]+)?"
-#: (HTTP method, route) → the request message its body or query holds, and whether a
-#: field that message does not have is refused (a message sent: see request_fields).
+#: (HTTP method, route) → the request message its body or query holds, and whether A2A
+#: 0.3's keys are refused in it (a message sent: see request_fields).
 _SCHEMAS: list[tuple[str, re.Pattern[str], Descriptor, bool]] = [
     (
         "POST",
@@ -169,7 +169,7 @@ class RestScreen:
                 return
             if schema is not None:
                 descriptor, strict = schema
-                problem = field_problem(document, descriptor, unknown_fields=strict)
+                problem = field_problem(document, descriptor, v03_keys=strict)
                 if problem:
                     await _refuse(send, InvalidParamsError(message=problem))
                     return
