@@ -53,7 +53,7 @@ class PushConfigRequests:
         """Store ``config`` for ``owner``'s task ``task_id`` (which the caller checked);
         a ``running`` task (or one about to run) gets its next updates delivered."""
         push = self._delivery()
-        reason = await push.policy.screen(config.url)
+        reason = await push.policy.screen(config.url, must_resolve=False)
         if reason is not None:
             raise InvalidParamsError(message=reason)
         normalized = normalize_push_notification_config(task_id, config)

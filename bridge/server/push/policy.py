@@ -18,6 +18,8 @@ also the forms the C resolver reads as IPv4 (``127.1``, ``2130706433``, ``0x7f00
 subdomains (RFC 6761), and any name, which is resolved. The whole screen runs when a
 config is created — a caller learns at once that its URL will never be called — and
 again before each delivery, so a name that later resolves inward is refused too. A name
+that does not resolve yet is accepted at creation (nothing can be said of it) and
+refused at delivery while it still does not. A name
 that resolves differently between the check and the connection (DNS rebinding within the
 TTL) is not covered: put the bridge behind an egress proxy where that matters.
 """
@@ -103,9 +105,10 @@ class PushPolicy:
             return f"push notification host {shown_id(host)!r} is not a public address"
         return None
 
-    async def screen(self, url: str) -> str | None:
+    async def screen(self, url: str, *, must_resolve: bool = True) -> str | None:
         """Why ``url`` cannot be a webhook now (:meth:`refusal`, then where its host
-        resolves: every address must pass), or ``None``."""
+        resolves: every address must pass), or ``None``. A host that does not resolve is
+        refused unless not ``must_resolve`` (a config being created)."""
         reason = self.refusal(url)
         if reason is not None:
             return reason
@@ -117,6 +120,8 @@ class PushPolicy:
                 host, None, type=socket.SOCK_STREAM
             )
         except (OSError, UnicodeError):
+            if not must_resolve:
+                return None
             return f"push notification host {shown_id(host)!r} does not resolve"
         for info in infos:
             address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
