@@ -196,7 +196,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
-        caller = a2a_caller(context)
+        caller = a2a_caller(context, self.runner)
         resumed = None
         if message.task_id:
             resumed = await self.registry.resume(
@@ -367,7 +367,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -389,7 +389,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     @bug_boundary
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         history = history_length(params)
         live = self.registry.live(params.id, owner)
         if live is not None:
@@ -401,7 +401,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     @bug_boundary
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -418,7 +418,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
         _check_list_request(params)
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         try:
             page = await self.registry.list_tasks(params, owner)
         except A2AError:  # a page token the store cannot read (it would quote it whole)

@@ -29,6 +29,7 @@ from trpc_bridge.names import shown_id
 from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller
 from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import owner_context
 
@@ -37,6 +38,7 @@ class PushConfigRequests:
     """Mixed into the request handler, which provides :attr:`push` and :attr:`registry`."""
 
     push: PushDelivery | None
+    runner: AgentRunner
 
     @property
     def registry(self) -> TaskRegistry:
@@ -70,7 +72,7 @@ class PushConfigRequests:
 
     async def _owned(self, task_id: str, context: ServerCallContext) -> str:
         """The caller, once it is known to own ``task_id``."""
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         known = self.registry.live(task_id, owner) or await self.registry.stored(task_id, owner)
         if known is None:
             raise TaskNotFoundError(message=f"Task {shown_id(task_id)} not found")

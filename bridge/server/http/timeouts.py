@@ -28,6 +28,7 @@ import asyncio
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from trpc_bridge.server.auth.tls import tls_scope_extension
 from trpc_bridge.server.refusals import log_refusal
 
 _TIMEOUT_RESPONSE = (
@@ -55,7 +56,9 @@ def head_limits_protocol(
     """uvicorn's httptools protocol (C parser and response writer: about 20 % less CPU per
     request than its h11 one) with a ``header_timeout`` (seconds) deadline per request head
     and at most ``max_header_bytes`` bytes and ``max_header_lines`` header lines in it;
-    pass it as ``uvicorn.Config(http=...)``."""
+    pass it as ``uvicorn.Config(http=...)``. On a TLS connection each request's scope also
+    carries the ASGI TLS extension (the client certificate: ``server/auth``), which uvicorn
+    does not write."""
 
     class HeadLimits(HttpToolsProtocol):
         _head_timer: asyncio.TimerHandle | None = None
@@ -67,10 +70,17 @@ def head_limits_protocol(
         #: Answered 431: what still comes is dropped until the connection closes.
         _refused = False
         _dropped = 0
+        _tls: dict[object, object] | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self._tls = tls_scope_extension(transport)
             self._arm()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            if self._tls is not None:
+                self.scope["extensions"] = {"tls": self._tls}
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
