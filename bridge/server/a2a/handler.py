@@ -194,6 +194,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
+        history_length(params.configuration)  # streamed or not, a negative one is refused
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
         caller = a2a_caller(context, self.runner)
@@ -262,9 +263,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
+        call = await self._prepare(params, context)
         config = params.configuration
         history = history_length(config)
-        call = await self._prepare(params, context)
         if config.return_immediately or call.resumed is not None:
             wait = not config.return_immediately
             return await self._send_as_task(params, call, history, wait=wait)
