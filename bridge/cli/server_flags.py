@@ -187,6 +187,21 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "max_request_bytes": _Flag(
         int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),
+    "max_header_bytes": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_bytes,
+            help="Largest request head (request line and headers; gRPC: a call's metadata); "
+            "a larger one gets HTTP 431 and the connection closes.",
+        ),
+    ),
+    "max_header_lines": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_lines,
+            help="Header lines a request head may have (gRPC: metadata entries); more get 431.",
+        ),
+    ),
     "adk_keys": _Flag(
         bool,
         typer.Option(
@@ -272,14 +287,15 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
         ),
     ),
-    "legacy_card": _Flag(
+    "strict_card": _Flag(
         bool,
         typer.Option(
             False,
-            "--legacy-card",
-            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
-            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
-            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+            "--strict-card",
+            help="Serve agent-card.json to requests without A2A-Version as the A2A 1.0 card "
+            "alone, valid against the 1.0 JSON schema (strict 1.0 validators, the TCK's card "
+            "test); A2A 0.3 clients then cannot read it. Off: the 1.0 card merged with the "
+            "0.3 fields (url, preferredTransport, …), which 0.3 and 1.0 clients all read.",
         ),
     ),
     "metrics_port": _Flag(
@@ -337,7 +353,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
-_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+_POSITIVE = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive",
+    "max_connections",
+    "max_header_bytes",
+    "max_header_lines",
+)
 
 
 _MAX_PORT = 65535
@@ -395,7 +418,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
         playground=flags["playground"],
-        legacy_card=flags["legacy_card"],
+        strict_card=flags["strict_card"],
         ops=OpsOptions(
             metrics_path=flags["metrics_path"],
             metrics_port=None if flags["metrics_port"] < 0 else flags["metrics_port"],
@@ -406,6 +429,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             max_request_bytes=flags["max_request_bytes"],
             max_connections=flags["max_connections"],
             header_timeout=flags["header_timeout"],
+            max_header_bytes=flags["max_header_bytes"],
+            max_header_lines=flags["max_header_lines"],
             body_timeout=flags["body_timeout"],
             keep_alive=flags["keep_alive"],
             run_timeout=flags["run_timeout"],

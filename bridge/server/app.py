@@ -32,7 +32,6 @@ from types import TracebackType
 import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
-from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from starlette.applications import Starlette
@@ -52,7 +51,7 @@ from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
-from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
@@ -237,7 +236,7 @@ class BridgeServer:
             card,
             base_path=self.base_path,
             same_origin=public_card(card),
-            legacy_card=self.options.legacy_card,
+            strict_card=self.options.strict_card,
         )
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.
@@ -249,8 +248,10 @@ class BridgeServer:
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
         routes.extend(self.ops.routes(self.base_path, playground=self.options.playground))
+        # REST is A2A 1.0 only: a2a-sdk's 0.3 REST adapter turns a client's mistake into a
+        # dropped connection and a traceback, and no card ever advertised it.
         routes.extend(
-            create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
+            create_rest_routes(self.handler, enable_v0_3_compat=False, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
         public = [*(self.base_path + p for p in CARD_PATHS), *self.ops.public_paths()]
@@ -321,6 +322,8 @@ class BridgeServer:
                 header_timeout=self.options.limits.header_timeout,
                 keep_alive=self.options.limits.keep_alive,
                 max_connections=self.options.limits.max_connections,
+                max_header_bytes=self.options.limits.max_header_bytes,
+                max_header_lines=self.options.limits.max_header_lines,
                 tls=None if self.tls is None else self.tls.server_context(),
             )
             await self.ops.start(host)
@@ -346,11 +349,14 @@ class BridgeServer:
             interceptors=[
                 *self.ops.grpc_interceptors(),
                 GrpcAuthentication(self.gate),
-                GrpcScreen(),
+                GrpcScreen(max_metadata=self.options.limits.max_header_lines),
             ],
             maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
+                # A call's metadata is its request head: the same bound as HTTP's.
+                ("grpc.max_metadata_size", self.options.limits.max_header_bytes),
+                ("grpc.absolute_max_metadata_size", self.options.limits.max_header_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
                 (
                     "grpc.server_handshake_timeout_ms",
@@ -366,7 +372,8 @@ class BridgeServer:
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
+            BridgeCompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)),
+            server,
         )
         # The event model itself, for callers that do not speak A2A (any language).
         add_agent_host(self.runner, server)
@@ -390,6 +397,7 @@ class BridgeServer:
 
     async def _stop_services(self) -> None:
         await self.ops.stop()
+        await self.runner.tasks.unsaved.stop()
         await self.gate.close()
         if self.push is not None:
             await self.push.close()

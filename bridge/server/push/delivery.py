@@ -11,7 +11,8 @@ every config registered for it, with:
 - retries with exponential backoff on connection errors and 5xx / 429 answers (a 4xx
   is final: the receiver refused that update);
 - the URL screen of :class:`~trpc_bridge.server.push.policy.PushPolicy` before each
-  attempt (no SSRF).
+  attempt (no SSRF); a config it refuses (its host now resolves inward) is logged once,
+  not once per update, and gets nothing.
 
 Configs live in a2a-sdk's ``PushNotificationConfigStore`` (in memory here; its database
 store is the same interface for several replicas), scoped to the caller who created them.
@@ -81,6 +82,8 @@ class PushDelivery:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._sequence: dict[str, int] = {}
         self._ended: set[str] = set()
+        #: (task id, config id) of the configs whose refusal was logged.
+        self._refused: set[tuple[str, str]] = set()
         #: Counts each delivery's outcome (set by the server when metrics are on).
         self.metrics: BridgeMetrics | None = None
 
@@ -120,6 +123,7 @@ class PushDelivery:
                     for kept in (self._ended, self._watched):
                         kept.discard(task_id)
                     self._sequence.pop(task_id, None)
+                    self._refused = {r for r in self._refused if r[0] != task_id}
 
     async def _deliver(
         self, config: TaskPushNotificationConfig, notification_id: str, payload: dict[str, object]
@@ -131,7 +135,9 @@ class PushDelivery:
         if config.HasField("authentication") and auth.scheme and auth.credentials:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"
         for attempt in range(1, self.retry.attempts + 1):
-            if not await self.policy.allows(config.url):
+            refused = await self.policy.screen(config.url)
+            if refused is not None:
+                self._log_refusal(notification_id, config, refused)
                 return self._outcome(False, PUSH_REFUSED)
             try:
                 response = await self._http.post(config.url, json=payload, headers=headers)
@@ -160,6 +166,20 @@ class PushDelivery:
             outcome,
         )
         return self._outcome(False, PUSH_FAILED)
+
+    def _log_refusal(
+        self, notification_id: str, config: TaskPushNotificationConfig, reason: str
+    ) -> None:
+        task_id = notification_id.rsplit(":", 1)[0]
+        key = (task_id, config.id or config.url)
+        if key not in self._refused:
+            self._refused.add(key)
+            logger.warning(
+                "push for task %s refused, config %s gets no updates: %s",
+                task_id,
+                config.id,
+                reason,
+            )
 
     async def flush(self) -> None:
         """Until every queued update has been delivered or given up (tests, shutdown)."""
