@@ -2,7 +2,8 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`IncomingCall` (:func:`caller_of` applies the one identity rule), and iterates
+:class:`IncomingCall` (:meth:`AgentRunner.caller_of` applies the one identity rule to the
+principal the server's edge verified), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
@@ -35,10 +36,15 @@ from opentelemetry.trace import SpanContext, TracerProvider
 from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.server.identity import caller_id
+from trpc_bridge.server.auth.authenticator import AuthGate
+from trpc_bridge.server.auth.principal import Principal
+from trpc_bridge.server.auth.trusted_header import TrustedHeader
+from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
+from trpc_bridge.telemetry.logs import note_run
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
@@ -50,27 +56,17 @@ logger = logging.getLogger(__name__)
 class IncomingCall:
     """One incoming call, as every door describes it."""
 
-    #: The resolved identity (:func:`caller_of`).
+    #: The resolved identity (:meth:`AgentRunner.caller_of`).
     user_id: str
     #: The door's binding: ``JSONRPC``, ``HTTP+JSON``, ``GRPC``, ``AG-UI``, …
     transport: str
     #: The A2A wire version, where the door has one (``0.3`` / ``1.0``).
     protocol_version: str = ""
-    #: Request headers or gRPC metadata, lower-case names (the trace context's carrier).
+    #: Request headers or gRPC metadata, lower-case names, without credentials (the
+    #: trace context's carrier, the encoding's negotiation).
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-def caller_of(
-    headers: Mapping[str, str], *, transport: str, protocol_version: str = ""
-) -> IncomingCall:
-    """A :class:`IncomingCall` from lower-case ``headers``; raises
-    :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
-    return IncomingCall(
-        user_id=caller_id(headers),
-        transport=transport,
-        protocol_version=protocol_version,
-        headers=headers,
-    )
+    #: Who the server verified the caller to be (:attr:`user_id` is its ``user_id``).
+    principal: Principal | None = None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -115,13 +111,43 @@ class AgentRunner:
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
         run_timeout: float = 0.0,
+        metrics: BridgeMetrics | None = None,
+        gate: AuthGate | None = None,
     ) -> None:
         self.agent = agent
+        #: The server's instruments; ``None``: metrics are off (nothing is measured).
+        self.metrics = metrics
+        #: The server's one authenticator (its edges run it); by default ``X-User-ID``
+        #: taken on trust, the loopback rule.
+        self.gate = gate or AuthGate(TrustedHeader())
         #: Seconds a run may take (waiting for the agent); 0 = no limit.
         self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+
+    def caller_of(
+        self,
+        principal: Principal | None,
+        headers: Mapping[str, str],
+        *,
+        transport: str,
+        protocol_version: str = "",
+    ) -> IncomingCall:
+        """The identity rule (``server/identity.py``): the caller is ``principal``, which
+        the server's edge verified; a call no edge let in (None) is identified by the
+        trusted header when this runner trusts it, and refused otherwise. ``headers``
+        (lower-case names) are kept without their credentials. Raises
+        :class:`~trpc_bridge.server.auth.errors.AuthError`."""
+        if principal is None:
+            principal = unscreened(self.gate, headers)
+        return IncomingCall(
+            user_id=principal.user_id,
+            transport=transport,
+            protocol_version=protocol_version,
+            headers=without_credentials(headers),
+            principal=principal,
+        )
 
     async def run(
         self,
@@ -130,12 +156,17 @@ class AgentRunner:
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
+        encoding: str = "",
+        streamed: bool = True,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
-        off), for a door that names the run's trace to its caller."""
+        off), for a door that names the run's trace to its caller. ``encoding`` names
+        the wire encoding the door writes the events in (a metrics attribute);
+        ``streamed`` says whether the caller gets them as they come (a unary A2A call
+        does not: no time to first token is measured)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -145,8 +176,22 @@ class AgentRunner:
             input_text=request.text,
         )
         with self._spans.serving(caller.headers, call) as span:
-            if span is not None and on_span is not None:
-                on_span(span.get_span_context())
+            span_context = span.get_span_context() if span is not None else None
+            if span_context is not None and on_span is not None:
+                on_span(span_context)
+            # The request's log lines name the run's trace, task and transport.
+            note_run(span_context, task_id=task_id, transport=caller.transport)
+            meter = (
+                self.metrics.run(
+                    self.agent.name,
+                    transport=caller.transport,
+                    protocol_version=caller.protocol_version,
+                    encoding=encoding,
+                    streamed=streamed,
+                )
+                if self.metrics is not None
+                else None
+            )
             tools = (
                 ToolSpans(
                     tracer_provider=self._provider,
@@ -159,11 +204,15 @@ class AgentRunner:
             events = self.agent.run(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
+            ended = False  # the run came to its end (not stopped by its consumer)
             try:
                 while (event := await _next_event(events, deadline)) is not None:
                     if tools is not None:
                         tools.observe(event)
+                    if meter is not None:
+                        meter.observe(event)
                     yield event
+                ended = True
             except Exception as exc:  # the agent failed or overran: a terminal run_error
                 if isinstance(exc, _RunTimedOut):
                     logger.warning(
@@ -182,10 +231,15 @@ class AgentRunner:
                     )
                 if tools is not None:
                     tools.observe(failure)
+                if meter is not None:
+                    meter.observe(failure)
+                ended = True
                 yield failure
             finally:
                 if tools is not None:
                     tools.close()
+                if meter is not None:
+                    meter.end(cancelled=not ended)
                 await close_events(events)
 
     def start(
@@ -195,8 +249,13 @@ class AgentRunner:
         caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
+        *,
+        encoding: str = "",
+        streamed: bool = True,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
-        ``tasks/*`` find it, its frames published through ``encoder``."""
+        ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
+        named ``encoding``)."""
         self.tasks.add(live)
-        live.start(self.run(request, caller, task_id=live.task_id), encoder, on_end)
+        run = self.run(request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed)
+        live.start(run, encoder, on_end)

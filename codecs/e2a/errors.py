@@ -25,8 +25,8 @@ class E2AFormatError(E2AError):
 
 
 class E2ARuleError(E2AError):
-    """A record that breaks a rule of docs/specs/e2a.md §12: ``failed`` without ``e2a.error``, a
-    sequence that does not go 0, 1, 2, … per request, a second ``is_final``."""
+    """A record that breaks a rule of docs/specs/e2a.md §12: ``failed`` without an error
+    kind, a sequence that does not go 0, 1, 2, … per request, a second ``is_final``."""
 
 
 def format_error(what: str, error: ValidationError) -> E2AFormatError:

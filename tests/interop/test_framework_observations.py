@@ -1,6 +1,5 @@
 """Five behaviours first seen with the real framework peers, each pinned by a test on
-them. The trpc-agent-py client is its a2a-v1 one: the 0.3 one cannot read the default
-card (it needs ``--legacy-card``, docs/interop.md)."""
+them (the trpc-agent-py client is its a2a-v1 one)."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ class ServerProcess:
 @contextlib.asynccontextmanager
 async def served(agent: str, *flags: str) -> AsyncIterator[ServerProcess]:
     """``trpc-bridge serve`` on free loopback ports, ready to answer when entered."""
-    command = [str(CLI), "serve", "--agent", agent, "--port", "0", "--grpc-port", "0", *flags]
+    command = [str(CLI), "serve", "--agent", agent, "--port", "0", "--grpc-port", "0"]
+    command += ["--no-trace-view", *flags]
     pythonpath = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
     with running(command, {"PYTHONPATH": pythonpath}) as process:
         yield ServerProcess(process.proc, process.url.rstrip("/"))

@@ -9,7 +9,9 @@ under a base path the page is served at ``<base>/`` (``<base>`` redirects there)
 
 The Content-Security-Policy lets the page talk to its own origin only: even a reply
 that smuggled markup into the page (the script inserts agent output as text, never as
-HTML) could not load or send anything elsewhere.
+HTML; answers are Markdown turned into DOM nodes by ``markdown.js``) could not load or
+send anything elsewhere. Under each finished run the page draws the run's spans
+(``waterfall.js``) from the server's span buffer (``server/ops/trace_view.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from starlette.routing import BaseRoute, Route
 #: Asset name → (file in ``static/``, media type).
 _ASSETS = {
     "app.js": ("playground.js", "text/javascript; charset=utf-8"),
+    "markdown.js": ("markdown.js", "text/javascript; charset=utf-8"),
+    "waterfall.js": ("waterfall.js", "text/javascript; charset=utf-8"),
     "app.css": ("playground.css", "text/css; charset=utf-8"),
 }
 _PAGE = ("playground.html", "text/html; charset=utf-8")
@@ -51,6 +55,14 @@ def _static(name: str, media_type: str) -> Callable[[Request], Awaitable[Respons
         return Response(body, media_type=media_type, headers=_HEADERS)
 
     return serve
+
+
+def playground_paths(base_path: str = "") -> list[str]:
+    """The paths of the page and its assets: static, served without credentials (the
+    page's calls to ``/agui`` carry them)."""
+    base = base_path.rstrip("/")
+    paths = [f"{base}/", *(f"{base}/playground/{asset}" for asset in _ASSETS)]
+    return [*paths, base] if base else paths
 
 
 def playground_routes(base_path: str = "") -> list[BaseRoute]:
