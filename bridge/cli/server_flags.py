@@ -130,6 +130,32 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "card_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--card-signing-key",
+            help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
+            "card signatures; its public key is served at /.well-known/jwks.json).",
+        ),
+    ),
+    "push_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--push-signing-key",
+            help="PEM private key that signs push-notification JWTs, re-read when the file "
+            "changes (rotation without a restart; replicas share it). Default: keys "
+            "generated in memory, rotated every --push-key-rotation seconds.",
+        ),
+    ),
+    "push_key_rotation": _Flag(
+        float,
+        typer.Option(
+            86_400.0,
+            help="Seconds between rotations of generated push-signing keys; 0 = never.",
+        ),
+    ),
     "header_timeout": _Flag(
         float,
         typer.Option(
@@ -204,6 +230,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.server import ServerOptions
     from trpc_bridge.server.push_policy import PushPolicy
+    from trpc_bridge.server.signing.options import SigningOptions
 
     try:
         policy = parse_negotiation(flags["negotiation"])
@@ -214,6 +241,10 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     for name in _POSITIVE:
         if flags[name] <= 0:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    if flags["push_key_rotation"] < 0:
+        raise FlagError(
+            f"--push-key-rotation must be 0 (never) or more, not {flags['push_key_rotation']}"
+        )
     if flags["run_timeout"] < 0:
         raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     return ServerOptions(
@@ -236,6 +267,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         push_policy=PushPolicy(
             allow_hosts=tuple(flags["push_allow_host"] or ()),
             allow_loopback=flags["push_allow_loopback"],
+        ),
+        signing=SigningOptions(
+            card_key=flags["card_signing_key"],
+            push_key=flags["push_signing_key"],
+            push_key_rotation=flags["push_key_rotation"],
         ),
         header_timeout=flags["header_timeout"],
         body_timeout=flags["body_timeout"],
@@ -278,11 +314,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
     task store that cannot be used (or a ``TRPC_BRIDGE_LOOP`` that names no usable loop)
-    one line and exit 2."""
+    one line and exit 2, and so does a signing key file that cannot be used."""
     import contextlib
     import gc
 
     from trpc_bridge.cli.event_loop import LoopError, run
+    from trpc_bridge.server.signing.keys import SigningKeyError
     from trpc_bridge.server.task_store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
@@ -292,7 +329,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run(main)
-    except (TaskStoreError, LoopError) as exc:
+    except (TaskStoreError, LoopError, SigningKeyError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host

@@ -50,6 +50,7 @@ from trpc_bridge.server.agui import agui_routes
 from trpc_bridge.server.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.card import build_agent_card, public_card
 from trpc_bridge.server.card_routes import card_routes
+from trpc_bridge.server.card_signing import sign_card
 from trpc_bridge.server.drain import DEFAULT_GRACE, drain
 from trpc_bridge.server.fanout import FanOut, make_fanout
 from trpc_bridge.server.grpc_screen import GrpcScreen
@@ -70,11 +71,16 @@ from trpc_bridge.server.media_types import MediaTypes
 from trpc_bridge.server.playground import playground_routes
 from trpc_bridge.server.push_delivery import PushDelivery
 from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server.push_signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
 from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
 from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
 from trpc_bridge.server.rest_screen import RestScreen
 from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
+from trpc_bridge.server.signing.key_ring import KeyRing
+from trpc_bridge.server.signing.keys import SigningKey, load_signing_key
+from trpc_bridge.server.signing.options import SigningOptions
 from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
 from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
 from trpc_bridge.server.task_store import (
@@ -111,6 +117,8 @@ class ServerOptions:
     #: Push notifications (declared on the card); their webhook URL screen.
     push: bool = True
     push_policy: PushPolicy = field(default_factory=PushPolicy)
+    #: The card's signing key and the push-notification keys (``server/signing``).
+    signing: SigningOptions = field(default_factory=SigningOptions)
     #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     body_timeout: float = DEFAULT_BODY_TIMEOUT
@@ -159,10 +167,25 @@ class BridgeServer:
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
+        signing = self.options.signing
+        #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
+        self.card_key: SigningKey | None = (
+            load_signing_key(signing.card_key) if signing.card_key else None
+        )
+        self.push_keys: KeyRing | None = None
         self.push: PushDelivery | None = None
         if self.options.push:
+            self.push_keys = KeyRing(
+                path=signing.push_key,
+                rotate_every=signing.push_key_rotation,
+                keep_for=TOKEN_LIFETIME + CLOCK_LEEWAY,
+            )
             configs = make_push_config_store(self.task_store)
-            self.push = PushDelivery(configs, self.options.push_policy)
+            self.push = PushDelivery(
+                configs,
+                self.options.push_policy,
+                signer=PushSigner(self.push_keys, lambda: self.base_url),
+            )
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
@@ -228,6 +251,10 @@ class BridgeServer:
         return f"{self.options.host}:{self.grpc_port}" if self._grpc is not None else ""
 
     @property
+    def jwks_url(self) -> str:
+        return f"{self.base_url}{JWKS_PATH}"
+
+    @property
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
@@ -250,12 +277,29 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(
-            self.agent,
-            base_url=self.base_url,
-            grpc_address=self.grpc_address,
-            push=self.push is not None,
+        """The card (signed with the card key, when there is one)."""
+        return self._signed(
+            build_agent_card(
+                self.agent,
+                base_url=self.base_url,
+                grpc_address=self.grpc_address,
+                push=self.push is not None,
+            )
         )
+
+    def _signed(self, card: AgentCard) -> AgentCard:
+        if self.card_key is None:
+            return card
+        return sign_card(card, self.card_key, jku=self.jwks_url)
+
+    def _key_sources(self) -> list[KeySource]:
+        sources: list[KeySource] = []
+        if self.push_keys is not None:
+            sources.append(self.push_keys.published)
+        if self.card_key is not None:
+            card_key = self.card_key
+            sources.append(lambda: [card_key])
+        return sources
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -270,13 +314,17 @@ class BridgeServer:
             # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
             # the card without it): every form of the card says so (A2A CORE-CAP-003).
             card.capabilities.extended_agent_card = True
+            card = self._signed(card)  # signed again: it changed
             self.handler.extended_card = card
         routes: list[BaseRoute] = card_routes(
             card,
             base_path=self.base_path,
-            same_origin=public_card(card),
+            same_origin=self._signed(public_card(card)),
             legacy_card=self.options.legacy_card,
         )
+        sources = self._key_sources()
+        if sources:
+            routes.extend(jwks_routes(sources, base_path=self.base_path))
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.
         own = Jsonrpc03Methods(self.handler)
@@ -302,7 +350,11 @@ class BridgeServer:
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
-                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+                other_paths=[
+                    *jsonrpc,
+                    agui_path,
+                    *(self.base_path + p for p in (*CARD_PATHS, JWKS_PATH)),
+                ],
             ),
         ]
         return Starlette(routes=routes, middleware=middleware)
