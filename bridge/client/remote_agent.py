@@ -36,6 +36,7 @@ from trpc_bridge.client.card import (
     fetch_card,
     fetch_extended_card,
 )
+from trpc_bridge.client.card_trust import CardTrust
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
@@ -140,20 +141,26 @@ class RemoteAgent:
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        card_trust: CardTrust | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
         (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
-        tfrs progress on every run.
+        tfrs progress on every run. ``card_trust``: the card must be signed with one of
+        these keys (:mod:`~trpc_bridge.client.card_trust`).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
         http = httpx.AsyncClient(timeout=timeout)
         try:
             card = await fetch_card(http, url)
+            if card_trust is not None:
+                await card_trust.verify(http, card, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
             if wanted and all(e.binding != wanted for e in card.endpoints):
-                card = await fetch_extended_card(http, card)
+                public, card = card, await fetch_extended_card(http, card)
+                if card_trust is not None and card is not public:
+                    await card_trust.verify(http, card, f"{url} (extended card)")
             endpoint = card.choose(transport, version)
             wire: Transport
             if endpoint.binding == "JSONRPC":
