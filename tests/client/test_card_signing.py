@@ -160,6 +160,6 @@ async def test_an_unusable_card_key_file_is_a_clear_error(tmp_path: Path) -> Non
     garbage = tmp_path / "garbage.json"
     garbage.write_text('{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}')
     for path in (private, garbage, tmp_path / "missing"):
-        with pytest.raises(RemoteAgentError, match="card key|private key") as caught:
+        with pytest.raises(RemoteAgentError, match=r"card key|private key") as caught:
             CardTrust.from_file(path)
         assert "BEGIN" not in str(caught.value)
