@@ -16,7 +16,7 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill
 from starlette.applications import Starlette
 
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.server.http.listener import HttpListener
 
 
 def sdk_card(url: str) -> AgentCard:

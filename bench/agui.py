@@ -14,7 +14,7 @@ from __future__ import annotations
 from ag_ui.encoder import EventEncoder
 from codec import best_of, event_mix
 
-from trpc_bridge.codecs.agui import AguiTranslator
+from trpc_bridge.codecs.agui.translator import AguiTranslator
 from trpc_bridge.events import AgentEvent
 
 RUNS = 200

@@ -19,8 +19,8 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
-from trpc_bridge.codecs.trpc_decode import StreamDecoder
-from trpc_bridge.codecs.trpc_runs import StreamEncoder
+from trpc_bridge.codecs.trpc.decode import StreamDecoder
+from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent
 
 ROUNDS = 15

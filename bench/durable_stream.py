@@ -28,7 +28,7 @@ from _loopback import time_stream
 from server_stream import SIZES, bridge_deltas
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Durability, ServerOptions
 
 
 @contextlib.contextmanager
@@ -72,7 +72,9 @@ async def main() -> None:
     with stores() as urls:
         for label, url in urls:
             # The journal alone: sharing frames between replicas is bench/replicas.py's.
-            options = ServerOptions(grpc_port=None, task_store=url, fanout="none")
+            options = ServerOptions(
+                grpc_port=None, durability=Durability(task_store=url, fanout="none")
+            )
             async with BridgeServer(agent, options) as server:
                 results[label] = await cpu_per_event(server.jsonrpc_url, label)
     base = results["memory"]

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"
 from _rawhttp import exchange, request_bytes
 from peers import bridge_server
 
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 
 LENGTHS = {10_000: "long10k", 100_000: "long100k"}
 

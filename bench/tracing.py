@@ -40,9 +40,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, EncodingOptions, ServerOptions
 from trpc_bridge.telemetry.client import invoke_agent_span
 from trpc_bridge.telemetry.otlp_encode import encode_spans
 from trpc_bridge.telemetry.setup import set_w3c_propagator
@@ -149,7 +149,11 @@ async def stream_rate(http: httpx.AsyncClient, url: str, provider: trace.TracerP
 
 def options(provider: trace.TracerProvider) -> ServerOptions:
     # No coalescing: every delta is its own SSE frame, the worst case for per-frame costs.
-    return ServerOptions(grpc_port=None, coalesce_after=10 * DELTAS, tracer_provider=provider)
+    return ServerOptions(
+        grpc_port=None,
+        tracer_provider=provider,
+        encoding=EncodingOptions(coalesce_after=10 * DELTAS),
+    )
 
 
 async def main() -> None:

@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"
 from _rawhttp import Exchange, OtlpSink, exchange, request_bytes
 from peers import Process, bridge_proxy, bridge_server, build_gopeer, go_available, go_server
 
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 
 CONFIGS = ("plain", "tracing", "proxy")
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 
-from trpc_bridge.codecs.text_delta import TextDelta
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.events import AgentEvent, ObjectType
 
 #: What a stream encoder produces; the server's task aggregate and subscribers take these.
@@ -166,10 +166,10 @@ _ALIASES: dict[str, str] = {Negotiation.ALWAYS: "trpc", Negotiation.NEVER: "plai
 #: Built-in encodings, ``module:attribute``, in ``auto`` order; imported on first use
 #: (the encoding modules import this one).
 _BUILT_IN = (
-    "trpc_bridge.codecs.dialect_encodings:ADK",
-    "trpc_bridge.codecs.dialect_encodings:TRPC_PYTHON",
-    "trpc_bridge.codecs.trpc_runs:TRPC",
-    "trpc_bridge.codecs.plain_a2a:PLAIN",
+    "trpc_bridge.codecs.dialects.encodings:ADK",
+    "trpc_bridge.codecs.dialects.encodings:TRPC_PYTHON",
+    "trpc_bridge.codecs.trpc.runs:TRPC",
+    "trpc_bridge.codecs.dialects.plain:PLAIN",
 )
 _registry: dict[str, Encoding] = {}
 #: Built-in overlays, applied in this order (the first wraps the encoder innermost).

@@ -18,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
 from trpc_bridge.events import AgentEvent, AgentRequest, FunctionCall, ToolCall
-from trpc_bridge.server.http_listener import serving
+from trpc_bridge.server.http.listener import serving
 
 
 def showcase_events() -> list[AgentEvent]:

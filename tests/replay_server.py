@@ -21,8 +21,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from trpc_bridge.codecs.trpc_keys import go_json
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.codecs.trpc.keys import go_json
+from trpc_bridge.server.http.listener import HttpListener
 
 #: trpc-agent-go's v0 card (S20), served without protocolVersion.
 GO_CARD: dict[str, Any] = {

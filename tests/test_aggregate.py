@@ -7,7 +7,7 @@ import json
 from vector_files import VECTORS
 
 from trpc_bridge.aggregate import Aggregator, aggregate
-from trpc_bridge.codecs.trpc_decode import decode_stream
+from trpc_bridge.codecs.trpc.decode import decode_stream
 from trpc_bridge.events import AgentEvent, FunctionCall, ToolCall
 
 

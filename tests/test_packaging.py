@@ -81,7 +81,7 @@ def test_every_package_folder_is_in_the_wheel(installed: Path) -> None:
     assert folders - {"trpc_bridge"} <= set(packages)
     # Package data: the type marker and the playground's page.
     package = Path(location).parent
-    data = ["py.typed", *(f"server/static/playground.{ext}" for ext in ("html", "js", "css"))]
+    data = ["py.typed", *(f"server/doors/static/playground.{ext}" for ext in ("html", "js", "css"))]
     assert [name for name in data if not (package / name).is_file()] == []
 
 

@@ -8,8 +8,8 @@ from google.protobuf.json_format import MessageToDict
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trpc_bridge.codecs.dialects.plain import PlainStreamEncoder, PlainUnaryEncoder
 from trpc_bridge.codecs.encoding import RunTarget, WireVersion
-from trpc_bridge.codecs.plain_a2a import PlainStreamEncoder, PlainUnaryEncoder
 from trpc_bridge.events import (
     AgentEvent,
     ChatMessage,

@@ -43,7 +43,7 @@ from a2a.types import (
 )
 from starlette.applications import Starlette
 
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.server.http.listener import HttpListener
 
 ANSWER = "It is 20°C in Beijing."
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from dataclasses import dataclass, field
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.codecs.trpc_keys import go_json
+from trpc_bridge.codecs.trpc.keys import go_json
 from trpc_bridge.events import AgentEvent, AgentRequest, FunctionCall, ToolCall
 
 _PREPROCESSING = ("basic", "instruction", "identity", "content")

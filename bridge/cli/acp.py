@@ -35,9 +35,9 @@ def acp(
     except IdentityError as exc:
         typer.echo(f"error: --user: {exc}", err=True)
         raise typer.Exit(2) from exc
-    from trpc_bridge.acp.stdio import StdioError, serve_acp, serve_acp_upstream
     from trpc_bridge.agents.loader import AgentLoadError, load_agent
     from trpc_bridge.client.card import RemoteAgentError
+    from trpc_bridge.server.doors.acp.stdio import StdioError, serve_acp, serve_acp_upstream
 
     try:
         if upstream:

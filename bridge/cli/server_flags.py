@@ -13,12 +13,17 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
-if TYPE_CHECKING:
-    from trpc_bridge.server import ServerOptions
+from trpc_bridge.server.options import (
+    Durability,
+    EncodingOptions,
+    Limits,
+    PushOptions,
+    ServerOptions,
+)
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,7 @@ class _Flag:
 
 
 SERVER_FLAGS: dict[str, _Flag] = {
-    "host": _Flag(str, typer.Option("127.0.0.1", help="Interface to bind.")),
+    "host": _Flag(str, typer.Option(ServerOptions.host, help="Interface to bind.")),
     "port": _Flag(
         int, typer.Option(8080, help="HTTP port (JSON-RPC, REST, AG-UI, card); 0 = any free port.")
     ),
@@ -38,7 +43,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "negotiation": _Flag(
         str,
         typer.Option(
-            "auto",
+            EncodingOptions.negotiation,
             help="auto: chosen per request from what the caller sends (adk for Google ADK "
             "clients, trpc-python for trpc-agent-python, trpc for trpc-agent-go and any "
             "caller declaring the spec version, plain A2A otherwise); always (trpc); never "
@@ -48,7 +53,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "task_store": _Flag(
         str,
         typer.Option(
-            "",
+            Durability.task_store,
             help="Task store URL: empty = memory, sqlite:////abs/path/tasks.db (four slashes: "
             "an absolute path), postgresql://user@host:5432/db. Checked at start.",
         ),
@@ -56,7 +61,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "shutdown_grace": _Flag(
         float,
         typer.Option(
-            10.0,
+            Durability.shutdown_grace,
             help="Seconds running tasks get to finish after SIGTERM / Ctrl-C; then each "
             "stream ends with a failed 'interrupted' status.",
         ),
@@ -64,7 +69,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "replica_timeout": _Flag(
         float,
         typer.Option(
-            30.0,
+            Durability.replica_timeout,
             help="Database store: a replica without a heartbeat for this many seconds is "
             "dead, and another one fails its running tasks.",
         ),
@@ -72,7 +77,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "fanout": _Flag(
         str,
         typer.Option(
-            "auto",
+            Durability.fanout,
             help="Live tasks shared between replicas: auto (through the PostgreSQL task "
             "store when it is one), postgresql, redis://host:6379/0, or none.",
         ),
@@ -80,11 +85,12 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "keep_tasks": _Flag(
         int,
         typer.Option(
-            10_000, help="In-memory store: finished tasks kept for tasks/get (oldest dropped)."
+            Durability.keep_tasks,
+            help="In-memory store: finished tasks kept for tasks/get (oldest dropped).",
         ),
     ),
     "max_request_bytes": _Flag(
-        int, typer.Option(10 * 1024 * 1024, help="Largest accepted request body.")
+        int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),
     "adk_keys": _Flag(
         bool,
@@ -152,33 +158,40 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "push_key_rotation": _Flag(
         float,
         typer.Option(
-            86_400.0,
+            PushOptions.key_rotation,
             help="Seconds between rotations of generated push-signing keys; 0 = never.",
         ),
     ),
     "header_timeout": _Flag(
         float,
         typer.Option(
-            10.0, help="Seconds for a request head to arrive (else 408 and the connection closes)."
+            Limits.header_timeout,
+            help="Seconds for a request head to arrive (else 408 and the connection closes).",
         ),
     ),
     "body_timeout": _Flag(
         float,
-        typer.Option(30.0, help="Seconds for a whole request body to arrive (else 408)."),
+        typer.Option(
+            Limits.body_timeout, help="Seconds for a whole request body to arrive (else 408)."
+        ),
     ),
     "keep_alive": _Flag(
-        int, typer.Option(5, help="Seconds an idle HTTP keep-alive connection stays open.")
+        int,
+        typer.Option(
+            Limits.keep_alive, help="Seconds an idle HTTP keep-alive connection stays open."
+        ),
     ),
     "max_connections": _Flag(
         int,
         typer.Option(
-            1000, help="Concurrent HTTP connections (streams included); more get HTTP 503."
+            Limits.max_connections,
+            help="Concurrent HTTP connections (streams included); more get HTTP 503.",
         ),
     ),
     "run_timeout": _Flag(
         float,
         typer.Option(
-            0.0,
+            Limits.run_timeout,
             help="Seconds an agent run may take before it is cancelled and fails; 0 = no limit.",
         ),
     ),
@@ -228,9 +241,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
-    from trpc_bridge.server import ServerOptions
-    from trpc_bridge.server.push_policy import PushPolicy
-    from trpc_bridge.server.signing.options import SigningOptions
+    from trpc_bridge.server.push.policy import PushPolicy
 
     try:
         policy = parse_negotiation(flags["negotiation"])
@@ -251,35 +262,41 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         host=flags["host"],
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
-        negotiation=policy,
-        encode=EncodeOptions(
-            adk_compat=flags["adk_keys"],
-            graph_allowlist=tuple(flags["graph_events"] or EncodeOptions().graph_allowlist),
-            structured_errors=flags["structured_errors"],
-        ),
-        task_store=flags["task_store"],
-        keep_tasks=flags["keep_tasks"],
-        shutdown_grace=flags["shutdown_grace"],
-        replica_timeout=flags["replica_timeout"],
-        fanout=flags["fanout"],
-        max_request_bytes=flags["max_request_bytes"],
-        push=flags["push"],
-        push_policy=PushPolicy(
-            allow_hosts=tuple(flags["push_allow_host"] or ()),
-            allow_loopback=flags["push_allow_loopback"],
-        ),
-        signing=SigningOptions(
-            card_key=flags["card_signing_key"],
-            push_key=flags["push_signing_key"],
-            push_key_rotation=flags["push_key_rotation"],
-        ),
-        header_timeout=flags["header_timeout"],
-        body_timeout=flags["body_timeout"],
-        keep_alive=flags["keep_alive"],
-        max_connections=flags["max_connections"],
-        run_timeout=flags["run_timeout"],
         playground=flags["playground"],
         legacy_card=flags["legacy_card"],
+        card_signing_key=flags["card_signing_key"],
+        limits=Limits(
+            max_request_bytes=flags["max_request_bytes"],
+            max_connections=flags["max_connections"],
+            header_timeout=flags["header_timeout"],
+            body_timeout=flags["body_timeout"],
+            keep_alive=flags["keep_alive"],
+            run_timeout=flags["run_timeout"],
+        ),
+        durability=Durability(
+            task_store=flags["task_store"],
+            keep_tasks=flags["keep_tasks"],
+            replica_timeout=flags["replica_timeout"],
+            fanout=flags["fanout"],
+            shutdown_grace=flags["shutdown_grace"],
+        ),
+        encoding=EncodingOptions(
+            negotiation=policy,
+            encode=EncodeOptions(
+                adk_compat=flags["adk_keys"],
+                graph_allowlist=tuple(flags["graph_events"] or EncodeOptions().graph_allowlist),
+                structured_errors=flags["structured_errors"],
+            ),
+        ),
+        push=PushOptions(
+            enabled=flags["push"],
+            policy=PushPolicy(
+                allow_hosts=tuple(flags["push_allow_host"] or ()),
+                allow_loopback=flags["push_allow_loopback"],
+            ),
+            signing_key=flags["push_signing_key"],
+            key_rotation=flags["push_key_rotation"],
+        ),
     )
 
 
@@ -320,7 +337,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
 
     from trpc_bridge.cli.event_loop import LoopError, run
     from trpc_bridge.server.signing.keys import SigningKeyError
-    from trpc_bridge.server.task_store import TaskStoreError
+    from trpc_bridge.server.tasks.store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
     # sight, a full collection no longer rescans those ~100k objects (during a 10k-delta

@@ -19,8 +19,8 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.types import AgentCard
 from google.protobuf.json_format import ParseError
 
-from trpc_bridge.codecs.a2a_frames import as_list, as_map, as_str
-from trpc_bridge.codecs.trpc_keys import CARD_EXTENSION_URI
+from trpc_bridge.codecs.a2a.frames import as_list, as_map, as_str
+from trpc_bridge.codecs.trpc.keys import CARD_EXTENSION_URI
 from trpc_bridge.names import A2A_VERSION_HEADER
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")

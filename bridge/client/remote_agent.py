@@ -2,7 +2,7 @@
 (or any A2A agent) from Python, serve it again, proxy it, chain it.
 
 Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/wire-spec.md``
-§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc_decode`.
+§3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc.decode`.
 Failures never raise out of :meth:`RemoteAgent.run`: they arrive as error events, as
 with trpc's client — ``run_error`` for transport problems, ``flow_error`` for failed
 remote tasks.
@@ -41,18 +41,19 @@ from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
-from trpc_bridge.codecs.a2a_frames import (
+from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
     as_list,
     as_map,
     as_str,
     read_result,
 )
-from trpc_bridge.codecs.dialect_decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder, decode_any_result
+from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
-from trpc_bridge.codecs.trpc_decode import DataPartMapper
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, CodecError
-from trpc_bridge.codecs.trpc_request import request_to_message
+from trpc_bridge.codecs.trpc.decode import DataPartMapper
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span

@@ -25,7 +25,6 @@ import signal
 import socket
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from types import TracebackType
 
 # a2a-sdk 1.3 has an import cycle: when its 0.3 gRPC *server* handler is imported before
@@ -37,113 +36,45 @@ from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
-from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
-from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation, WireVersion
+from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import CARD_PATHS
-from trpc_bridge.server.agent_host import add_agent_host
-from trpc_bridge.server.agui import agui_routes
-from trpc_bridge.server.call_context import GrpcVersionContextBuilder
-from trpc_bridge.server.card import build_agent_card, public_card
-from trpc_bridge.server.card_routes import card_routes
-from trpc_bridge.server.card_signing import sign_card
-from trpc_bridge.server.drain import DEFAULT_GRACE, drain
-from trpc_bridge.server.fanout import FanOut, make_fanout
-from trpc_bridge.server.grpc_screen import GrpcScreen
-from trpc_bridge.server.grpc_service import BridgeGrpcHandler
-from trpc_bridge.server.handler import BridgeRequestHandler, HandlerOptions
-from trpc_bridge.server.http_listener import HttpListener, check_port_free
-from trpc_bridge.server.jsonrpc03 import Jsonrpc03Methods
-from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
-from trpc_bridge.server.limits import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_KEEP_ALIVE,
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_REQUEST_BYTES,
-    RequestLimits,
-)
-from trpc_bridge.server.media_types import MediaTypes
-from trpc_bridge.server.playground import playground_routes
-from trpc_bridge.server.push_delivery import PushDelivery
-from trpc_bridge.server.push_policy import PushPolicy
-from trpc_bridge.server.push_signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
-from trpc_bridge.server.push_store import WideIdPushConfigStore, make_push_config_store
+from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
+from trpc_bridge.server.a2a.card import build_agent_card, public_card
+from trpc_bridge.server.a2a.card_routes import card_routes
+from trpc_bridge.server.a2a.card_signing import sign_card
+from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
+from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.a2a.handler import BridgeRequestHandler
+from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
+from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
+from trpc_bridge.server.a2a.rest_screen import RestScreen
+from trpc_bridge.server.doors.agent_host import add_agent_host
+from trpc_bridge.server.doors.agui import agui_routes
+from trpc_bridge.server.doors.playground import playground_routes
+from trpc_bridge.server.drain import drain
+from trpc_bridge.server.http.limits import RequestLimits
+from trpc_bridge.server.http.listener import HttpListener, check_port_free
+from trpc_bridge.server.http.media_types import MediaTypes
+from trpc_bridge.server.options import ServerOptions
+from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.push.signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
+from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
-from trpc_bridge.server.replicas import DEFAULT_TIMEOUT, ReplicaMonitor
-from trpc_bridge.server.rest_screen import RestScreen
+from trpc_bridge.server.replicas.factory import make_fanout
+from trpc_bridge.server.replicas.fanout import FanOut
+from trpc_bridge.server.replicas.journal import TaskJournal
+from trpc_bridge.server.replicas.monitor import ReplicaMonitor
+from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
 from trpc_bridge.server.signing.key_ring import KeyRing
 from trpc_bridge.server.signing.keys import SigningKey, load_signing_key
-from trpc_bridge.server.signing.options import SigningOptions
-from trpc_bridge.server.subscriber import DEFAULT_COALESCE_AFTER
-from trpc_bridge.server.task_journal import DEFAULT_INTERVAL, TaskJournal
-from trpc_bridge.server.task_store import (
-    DEFAULT_KEEP_TASKS,
-    WideIdTaskStore,
-    check_task_store,
-    make_task_store,
-)
-from trpc_bridge.server.task_tables import JournalTables, Replica
-
-
-@dataclass(frozen=True)
-class ServerOptions:
-    host: str = "127.0.0.1"
-    #: HTTP port; 0 = a free port.
-    port: int = 0
-    #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
-    grpc_port: int | None = 0
-    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
-    negotiation: str = Negotiation.AUTO
-    encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: Empty: in memory. ``sqlite:///x.db``, ``postgresql+asyncpg://…``: DatabaseTaskStore.
-    task_store: str = ""
-    #: In memory only: finished tasks kept for ``tasks/get`` (the oldest are dropped).
-    keep_tasks: int = DEFAULT_KEEP_TASKS
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
-    #: Path prefix of every route (e.g. ``/agents/weather``); empty = root.
-    base_path: str = ""
-    coalesce_after: int = DEFAULT_COALESCE_AFTER
-    #: The URL written into the card when not serving (``starlette_app`` alone).
-    public_url: str = ""
-    #: Where the server's spans go; None = the global provider (``setup_tracing``).
-    tracer_provider: TracerProvider | None = None
-    #: Push notifications (declared on the card); their webhook URL screen.
-    push: bool = True
-    push_policy: PushPolicy = field(default_factory=PushPolicy)
-    #: The card's signing key and the push-notification keys (``server/signing``).
-    signing: SigningOptions = field(default_factory=SigningOptions)
-    #: Seconds for a request head / a whole body to arrive (HTTP 408 and closed after).
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT
-    body_timeout: float = DEFAULT_BODY_TIMEOUT
-    #: Seconds an idle HTTP keep-alive connection stays open.
-    keep_alive: int = DEFAULT_KEEP_ALIVE
-    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
-    #: RESOURCE_EXHAUSTED past as many concurrent calls).
-    max_connections: int = DEFAULT_MAX_CONNECTIONS
-    #: Seconds an agent run may take on any door before it is cancelled and fails with a
-    #: ``run_error``; 0 = no limit.
-    run_timeout: float = 0.0
-    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
-    shutdown_grace: float = DEFAULT_GRACE
-    #: Database store: seconds between checkpoints of a running task.
-    journal_interval: float = DEFAULT_INTERVAL
-    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
-    replica_timeout: float = DEFAULT_TIMEOUT
-    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
-    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
-    fanout: str = "auto"
-    #: The chat page at ``GET <base_path>/`` (``server/playground.py``); JSON-RPC keeps POST.
-    playground: bool = True
-    #: ``agent-card.json`` also carries the 0.3 fields for requests without
-    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``card_routes``).
-    legacy_card: bool = False
+from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
 
 
 class BridgeServer:
@@ -154,46 +85,40 @@ class BridgeServer:
         self.options = options or ServerOptions()
         install_refusal_logging()
         self.task_store = make_task_store(
-            self.options.task_store, keep_tasks=self.options.keep_tasks
+            self.options.durability.task_store, keep_tasks=self.options.durability.keep_tasks
         )
         self.runner = AgentRunner(
             agent,
             self.task_store,
             tracer_provider=self.options.tracer_provider,
-            run_timeout=self.options.run_timeout,
+            run_timeout=self.options.limits.run_timeout,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
-        signing = self.options.signing
+        card_key = self.options.card_signing_key
         #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
-        self.card_key: SigningKey | None = (
-            load_signing_key(signing.card_key) if signing.card_key else None
-        )
+        self.card_key: SigningKey | None = load_signing_key(card_key) if card_key else None
         self.push_keys: KeyRing | None = None
         self.push: PushDelivery | None = None
-        if self.options.push:
+        if self.options.push.enabled:
             self.push_keys = KeyRing(
-                path=signing.push_key,
-                rotate_every=signing.push_key_rotation,
+                path=self.options.push.signing_key,
+                rotate_every=self.options.push.key_rotation,
                 keep_for=TOKEN_LIFETIME + CLOCK_LEEWAY,
             )
             configs = make_push_config_store(self.task_store)
             self.push = PushDelivery(
                 configs,
-                self.options.push_policy,
+                self.options.push.policy,
                 signer=PushSigner(self.push_keys, lambda: self.base_url),
             )
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
-            HandlerOptions(
-                encode=self.options.encode,
-                negotiation=self.options.negotiation,
-                coalesce_after=self.options.coalesce_after,
-            ),
+            self.options.encoding,
             push=self.push,
         )
         self.base_path = self.options.base_path.rstrip("/")
@@ -206,16 +131,16 @@ class BridgeServer:
     def _durable(self, tables: JournalTables) -> None:
         """Running tasks journaled, replicas watching each other (a database store)."""
         self.tables = tables
-        self.fanout = make_fanout(self.options.fanout, tables)
+        self.fanout = make_fanout(self.options.durability.fanout, tables)
         if self.fanout is not None:
             self.fanout.on_command = self._on_command
         self.journal = TaskJournal(
-            tables, interval=self.options.journal_interval, fanout=self.fanout
+            tables, interval=self.options.durability.journal_interval, fanout=self.fanout
         )
         self.runner.tasks.journal = self.journal
         self.replicas = ReplicaMonitor(
             tables,
-            timeout=self.options.replica_timeout,
+            timeout=self.options.durability.replica_timeout,
             single_process=tables.dialect == "sqlite",
             fanout=self.fanout,
             interrupt_all=self.runner.tasks.interrupt_all,
@@ -342,9 +267,9 @@ class BridgeServer:
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
             Middleware(
                 RequestLimits,
-                max_bytes=self.options.max_request_bytes,
+                max_bytes=self.options.limits.max_request_bytes,
                 jsonrpc_paths=jsonrpc,
-                body_timeout=self.options.body_timeout,
+                body_timeout=self.options.limits.body_timeout,
             ),
             Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
             Middleware(
@@ -367,7 +292,7 @@ class BridgeServer:
         that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
         try:
-            await check_task_store(self.task_store, self.options.task_store)
+            await check_task_store(self.task_store, self.options.durability.task_store)
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
             await self._start_durable()
@@ -382,9 +307,9 @@ class BridgeServer:
                 await self._grpc.start()
             await self._http.start(
                 self.starlette_app(),
-                header_timeout=self.options.header_timeout,
-                keep_alive=self.options.keep_alive,
-                max_connections=self.options.max_connections,
+                header_timeout=self.options.limits.header_timeout,
+                keep_alive=self.options.limits.keep_alive,
+                max_connections=self.options.limits.max_connections,
             )
         except BaseException:
             await self.stop()
@@ -405,11 +330,14 @@ class BridgeServer:
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
             interceptors=[GrpcScreen()],
-            maximum_concurrent_rpcs=self.options.max_connections,
+            maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
-                ("grpc.max_receive_message_length", self.options.max_request_bytes),
+                ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
-                ("grpc.server_handshake_timeout_ms", int(self.options.header_timeout * 1000)),
+                (
+                    "grpc.server_handshake_timeout_ms",
+                    int(self.options.limits.header_timeout * 1000),
+                ),
                 # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
                 # the same port would start and split the traffic. Fail instead.
                 ("grpc.so_reuseport", 0),
@@ -486,7 +414,7 @@ class BridgeServer:
     async def shut_down(self, forced: asyncio.Event | None = None) -> None:
         """Stop accepting (connections, RPCs, new runs), give running tasks
         ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
-        grace = self.options.shutdown_grace
+        grace = self.options.durability.shutdown_grace
         if self._http is not None:
             self._http.stop_accepting()
         if self._grpc is not None:  # new RPCs refused now; running ones end below

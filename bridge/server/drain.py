@@ -14,13 +14,11 @@ import asyncio
 import contextlib
 import logging
 
-from trpc_bridge.server.interruption import SHUTDOWN
-from trpc_bridge.server.task_registry import TaskRegistry
+from trpc_bridge.server.tasks.interruption import SHUTDOWN
+from trpc_bridge.server.tasks.registry import TaskRegistry
 
 logger = logging.getLogger(__name__)
 
-#: Seconds running tasks get to finish after SIGTERM (``--shutdown-grace``).
-DEFAULT_GRACE = 10.0
 #: Seconds an interrupted task gets to store and send its final frame.
 _FINAL_FRAME_WAIT = 5.0
 

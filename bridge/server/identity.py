@@ -16,7 +16,7 @@ from typing import Any
 from a2a.server.context import ServerCallContext
 
 from trpc_bridge.names import USER_ID_HEADER
-from trpc_bridge.server.task_store import ANONYMOUS, ID_LENGTH
+from trpc_bridge.server.tasks.store import ANONYMOUS, ID_LENGTH
 
 _HEADER = USER_ID_HEADER.lower()
 

@@ -36,8 +36,9 @@ from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
-from trpc_bridge.server.task_registry import LiveTask, OnEnd, TaskRegistry
-from trpc_bridge.server.task_store import BoundedMemoryTaskStore
+from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
+from trpc_bridge.server.tasks.registry import TaskRegistry
+from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans

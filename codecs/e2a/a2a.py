@@ -18,7 +18,7 @@ from typing import Any
 from a2a.types import StreamResponse
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 
-from trpc_bridge.codecs.a2a_frames import WirePart, read_message
+from trpc_bridge.codecs.a2a.frames import WirePart, read_message
 from trpc_bridge.codecs.e2a.constants import (
     A2A_STREAM_BRANCHES,
     KIND_A2A_MESSAGE,

@@ -1,6 +1,6 @@
 """Typed errors of the E2A codec. Every bad input raises one of these, never anything else.
 
-They are :class:`~trpc_bridge.codecs.trpc_keys.CodecError` (a ``ValueError``), so a door
+They are :class:`~trpc_bridge.codecs.trpc.keys.CodecError` (a ``ValueError``), so a door
 that already turns codec errors into a precise answer to its caller handles them too.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from trpc_bridge.codecs.trpc_keys import CodecError
+from trpc_bridge.codecs.errors import CodecError
 
 
 class E2AError(CodecError):

@@ -5,7 +5,7 @@ The same reader serves every way progress reaches a caller (decision E5/E6): the
 a ``tasks/resubscribe`` / ``SubscribeToTask`` stream, and the ``history`` of a task from
 ``tasks/get`` (a coarse replay: whatever the server kept). Results are JSON in either
 A2A shape (0.3 ``kind``-tagged, 1.0 wrapped, or a dumped protobuf), as
-:func:`~trpc_bridge.codecs.a2a_frames.read_result` reads them.
+:func:`~trpc_bridge.codecs.a2a.frames.read_result` reads them.
 
 Only a ``working`` status message counts as progress on a stream; in a task's history
 only agent messages with a ``tfrs`` key count, since a history also holds ordinary
@@ -18,7 +18,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from trpc_bridge.codecs.a2a_frames import (
+from trpc_bridge.codecs.a2a.frames import (
     Frame,
     StatusFrame,
     TaskFrame,
@@ -28,9 +28,9 @@ from trpc_bridge.codecs.a2a_frames import (
     read_message,
     read_result,
 )
+from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs.envelope import METADATA_KEY, read_envelope
 from trpc_bridge.codecs.tfrs.merge import ProgressItem, ProgressMerger
-from trpc_bridge.codecs.trpc_keys import CodecError
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from trpc_bridge.acp.wire_log import E2AWireLog
 from trpc_bridge.codecs.e2a import (
     E2AEnvelope,
     E2AEventEncoder,
@@ -18,6 +17,7 @@ from trpc_bridge.codecs.e2a import (
     check_stream,
 )
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.server.doors.acp.wire_log import E2AWireLog
 
 SECRET = "tok-5ecret"
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Limits, ServerOptions
 
 from .running_stream import LIMIT, RunningStream, Ticker
 
@@ -21,7 +21,7 @@ from .running_stream import LIMIT, RunningStream, Ticker
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def served() -> AsyncIterator[tuple[BridgeServer, RunningStream]]:
     ticker = Ticker()
-    options = ServerOptions(max_request_bytes=LIMIT)
+    options = ServerOptions(limits=Limits(max_request_bytes=LIMIT))
     async with BridgeServer(ticker.agent(), options) as server:
         stream = RunningStream(server, ticker)
         await stream.start()

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Limits, ServerOptions
 from trpc_bridge.server.refusals import LIMIT as LOG_BUDGET
 from trpc_bridge.server.refusals import install_refusal_logging
 from trpc_bridge.server.refusals import log as refusal_log
@@ -50,7 +50,7 @@ def _one_refusal(caplog: pytest.LogCaptureFixture, name: str) -> None:
 
 
 async def test_one_line_per_refused_request(every_line: pytest.LogCaptureFixture) -> None:
-    options = ServerOptions(max_request_bytes=LIMIT)
+    options = ServerOptions(limits=Limits(max_request_bytes=LIMIT))
     async with BridgeServer(demo_agent(), options) as server:
         async with httpx.AsyncClient(timeout=30) as http:
             for name, (request, _, _) in JSONRPC.items():

@@ -16,7 +16,7 @@ from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import long_slow
 from trpc_bridge.cli.call import run_call
 from trpc_bridge.cli.console import ConsoleView
-from trpc_bridge.codecs.trpc_decode import decode_stream
+from trpc_bridge.codecs.trpc.decode import decode_stream
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 

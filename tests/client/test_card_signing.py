@@ -32,8 +32,7 @@ from trpc_bridge.client.card_trust import ALGORITHMS, CardTrust
 from trpc_bridge.events import AgentRequest
 from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.http_listener import serving
-from trpc_bridge.server.signing.options import SigningOptions
+from trpc_bridge.server.http.listener import serving
 
 KEYS = {
     "rsa": lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048),
@@ -64,9 +63,7 @@ def _write_public(path: Path, key: Any) -> str:
 
 @asynccontextmanager
 async def signed_bridge(tmp_path: Path, key: Any) -> AsyncIterator[BridgeServer]:
-    options = ServerOptions(
-        signing=SigningOptions(card_key=_write_private(tmp_path / "card.pem", key))
-    )
+    options = ServerOptions(card_signing_key=_write_private(tmp_path / "card.pem", key))
     async with BridgeServer(demo_agent(), options) as server:
         yield server
 

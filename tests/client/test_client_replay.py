@@ -12,7 +12,7 @@ from replay_server import ReplayPeer, go_sse_frame, serving
 
 from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.client import RemoteAgent, RemoteAgentError
-from trpc_bridge.codecs.trpc_keys import DEFAULT_ERROR_TEXT
+from trpc_bridge.codecs.trpc.keys import DEFAULT_ERROR_TEXT
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType, ObjectType
 
 VECTORS = Path(__file__).parent.parent / "vectors"

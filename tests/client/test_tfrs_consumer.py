@@ -25,7 +25,7 @@ from server.helpers import sdk_client as server_sdk_client
 from tfrs_peer import ANSWER, EXPECTED_BLOCKS, EXPECTED_LOOSE, TfrsPeer, tfrs_peer
 
 from trpc_bridge.client import RemoteAgent
-from trpc_bridge.codecs.a2a_frames import StatusFrame, TaskFrame, proto_to_json, read_result
+from trpc_bridge.codecs.a2a.frames import StatusFrame, TaskFrame, proto_to_json, read_result
 from trpc_bridge.codecs.tfrs import ProgressConsumer
 
 #: a2a-sdk 1.x clients, one per transport the peer serves at A2A 1.0.

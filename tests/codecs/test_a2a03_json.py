@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from starlette.responses import JSONResponse
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
-from trpc_bridge.codecs.a2a03_json import (
+from trpc_bridge.codecs.a2a.json03 import (
     STATES_03,
     Frame,
     JsonRpcId,
@@ -41,7 +41,7 @@ from trpc_bridge.codecs.a2a03_json import (
     unary_response,
 )
 from trpc_bridge.codecs.encoding import RunTarget, as_proto
-from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
+from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder, unary_task_id
 
 
 def both(frame: Frame, request_id: JsonRpcId) -> tuple[bytes, bytes]:

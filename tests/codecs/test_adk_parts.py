@@ -1,4 +1,4 @@
-"""trpc-shaped parts rewritten for Google ADK's client (codecs/adk_parts.py): the genai
+"""trpc-shaped parts rewritten for Google ADK's client (codecs/dialects/adk_parts.py): the genai
 shapes ADK validates, verified against google-adk 2.13.0 (interop/python)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from a2a.types import Part
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.adk_parts import adk_part
+from trpc_bridge.codecs.dialects.adk_parts import adk_part
 
 
 def _data(data: dict[str, Any], kind: str) -> Part:

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vector_files import VECTORS
 
-from trpc_bridge.codecs.agui import AguiTranslator, state_value
-from trpc_bridge.codecs.agui_request import request_from_run_input
+from trpc_bridge.codecs.agui.request import request_from_run_input
+from trpc_bridge.codecs.agui.translator import AguiTranslator, state_value
 from trpc_bridge.events import AgentEvent, FunctionCall, ObjectType, ToolCall
 
 AG_VECTORS = sorted(VECTORS.glob("AG*.json"))

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.encoding import EncodeOptions
-from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
-from trpc_bridge.codecs.trpc_encode import (
+from trpc_bridge.codecs.errors import CodecError
+from trpc_bridge.codecs.trpc.decode import StreamDecoder, decode_result
+from trpc_bridge.codecs.trpc.encode import (
     artifact_update,
     encode_event,
     error_status,
 )
-from trpc_bridge.codecs.trpc_keys import CodecError
 from trpc_bridge.events import AgentEvent
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)

@@ -1,4 +1,4 @@
-"""Which client is calling (codecs/dialect_detect.py), on the requests each framework's
+"""Which client is calling (codecs/dialects/detect.py), on the requests each framework's
 client really sent (tests/vectors/N01–N04, captured on loopback)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from vector_files import VECTORS
 
-from trpc_bridge.codecs.dialect_detect import ADK_EXTENSION_URI, Caller, detect_caller
+from trpc_bridge.codecs.dialects.detect import ADK_EXTENSION_URI, Caller, detect_caller
 
 CAPTURED = [
     v

@@ -1,4 +1,4 @@
-"""The ``trpc-python`` and ``adk`` encodings (codecs/dialect_encodings.py), from the
+"""The ``trpc-python`` and ``adk`` encodings (codecs/dialects/encodings.py), from the
 ``tool`` and ``reasoning`` scenarios, and how ``auto`` picks them."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from google.protobuf.json_format import MessageToDict
 from vector_files import VECTORS
 
 from trpc_bridge.agents.scenarios import SCRIPTS
-from trpc_bridge.codecs.dialect_encodings import ADK, TRPC_PYTHON, DialectEncoding
+from trpc_bridge.codecs.dialects.encodings import ADK, TRPC_PYTHON, DialectEncoding
 from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, select_encoding
 from trpc_bridge.events import AgentRequest
 

@@ -1,4 +1,4 @@
-"""Frames of other dialects rewritten before trpc's decoder (codecs/dialect_frames.py):
+"""Frames of other dialects rewritten before trpc's decoder (codecs/dialects/frames.py):
 the cases the recorded vectors do not hold."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from trpc_bridge.aggregate import aggregate
-from trpc_bridge.codecs.dialect_decode import decode_any_result, decode_any_stream
+from trpc_bridge.codecs.dialects.decode import decode_any_result, decode_any_stream
 
 IDS = {"taskId": "t1", "contextId": "c1"}
 

@@ -1,11 +1,11 @@
-"""The consolidated-final-text rule and the dialect response ids (codecs/dialect_text.py)."""
+"""The consolidated-final-text rule and the dialect response ids (codecs/dialects/text.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trpc_bridge.codecs.dialect_text import FinalText, ResponseIds, Seen, partial_flag
+from trpc_bridge.codecs.dialects.text import FinalText, ResponseIds, Seen, partial_flag
 
 
 def test_trpc_python_partial_flag_is_a_bool_or_a_string() -> None:

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from ordered_json import ordered_json
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of
 
-from trpc_bridge.codecs import trpc_runs
-from trpc_bridge.codecs.a2a03_json import StreamWriter, success_response
+from trpc_bridge.codecs.a2a.json03 import StreamWriter, success_response
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
     RunTarget,
@@ -28,8 +28,8 @@ from trpc_bridge.codecs.encoding import (
     WireVersion,
     as_proto,
 )
-from trpc_bridge.codecs.text_delta import TextDelta
-from trpc_bridge.codecs.trpc_runs import StreamEncoder
+from trpc_bridge.codecs.trpc import runs as trpc_runs
+from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import (
     AgentEvent,
     ChatMessage,
@@ -40,8 +40,8 @@ from trpc_bridge.events import (
     ResponseError,
     ToolCall,
 )
-from trpc_bridge.server.aggregate import TaskAggregate
-from trpc_bridge.server.fanout import pack, unpack
+from trpc_bridge.server.replicas.frames import pack, unpack
+from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
 
 
 def _frames(
@@ -153,7 +153,7 @@ def test_a_long_run_keeps_all_its_text() -> None:
 
 
 def test_fan_out_packs_a_text_delta_as_its_protobuf() -> None:
-    """Other replicas get protobuf frames (``bridge/server/fanout.py``)."""
+    """Other replicas get protobuf frames (``bridge/server/replicas/fanout.py``)."""
     run = RunTarget("t", "c", EncodeOptions(), text_deltas=True)
     (delta,) = StreamEncoder(run).encode(AgentEvent.reasoning_delta("hm", "r1"))
     assert isinstance(delta, TextDelta)

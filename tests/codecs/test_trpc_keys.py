@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trpc_bridge.codecs.trpc_keys import decode_state_delta, encode_state_delta, go_json
+from trpc_bridge.codecs.trpc.keys import decode_state_delta, encode_state_delta, go_json
 
 
 def test_state_delta_envelope_matches_reference_s10() -> None:

@@ -8,7 +8,7 @@ from google.protobuf.json_format import ParseDict
 from google.protobuf.struct_pb2 import Value
 
 from trpc_bridge.codecs.encoding import EncodingRequest, Negotiation, select_encoding
-from trpc_bridge.codecs.trpc_request import (
+from trpc_bridge.codecs.trpc.request import (
     message_to_request,
     request_to_message,
     supports_spec_version,

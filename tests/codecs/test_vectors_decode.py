@@ -18,8 +18,8 @@ from a2a.compat.v0_3 import types as types_v03
 from google.protobuf.json_format import MessageToDict
 from vector_files import VECTORS
 
-from trpc_bridge.codecs.trpc_decode import decode_result, decode_stream
-from trpc_bridge.codecs.trpc_request import request_to_message
+from trpc_bridge.codecs.trpc.decode import decode_result, decode_stream
+from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest, ChatMessage
 
 

@@ -44,11 +44,11 @@ from trpc_bridge.codecs.encoding import (
     as_proto,
     select_encoding,
 )
-from trpc_bridge.codecs.trpc_encode import final_artifact_update
-from trpc_bridge.codecs.trpc_request import message_to_request
-from trpc_bridge.codecs.trpc_runs import StreamEncoder, UnaryEncoder, unary_task_id
+from trpc_bridge.codecs.trpc.encode import final_artifact_update
+from trpc_bridge.codecs.trpc.request import message_to_request
+from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder, unary_task_id
 from trpc_bridge.events import AgentEvent
-from trpc_bridge.server.card import build_agent_card
+from trpc_bridge.server.a2a.card import build_agent_card
 
 # The folder is shared with the client's decode vectors; these are the server's.
 ENCODE_VECTORS = sorted(

@@ -13,8 +13,8 @@ import pytest
 from vector_files import VECTORS
 
 from trpc_bridge.aggregate import AggregatedMessage, aggregate
-from trpc_bridge.codecs.dialect_decode import decode_any_result, decode_any_stream
-from trpc_bridge.codecs.trpc_decode import decode_result, decode_stream
+from trpc_bridge.codecs.dialects.decode import decode_any_result, decode_any_stream
+from trpc_bridge.codecs.trpc.decode import decode_result, decode_stream
 
 RECORDED = [
     v

@@ -19,7 +19,7 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, a2a_pb2_grpc
 from starlette.applications import Starlette
 
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.server.http.listener import HttpListener
 
 
 class EchoExecutor(AgentExecutor):

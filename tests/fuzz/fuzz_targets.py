@@ -28,18 +28,18 @@ from vector_files import VECTORS
 
 from trpc_bridge.client.jsonrpc import stream_result
 from trpc_bridge.client.transport import RemoteCallError
-from trpc_bridge.codecs.agui_request import request_from_run_input
+from trpc_bridge.codecs.agui.request import request_from_run_input
 from trpc_bridge.codecs.e2a.a2a import envelope_from_a2a_send_message
 from trpc_bridge.codecs.e2a.acp_inbound import envelope_from_acp_jsonrpc
 from trpc_bridge.codecs.e2a.errors import E2AError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AResponse
+from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs import ProgressConsumer
 from trpc_bridge.codecs.tfrs.envelope import parse_envelope
-from trpc_bridge.codecs.trpc_decode import StreamDecoder, decode_result
-from trpc_bridge.codecs.trpc_keys import CodecError
+from trpc_bridge.codecs.trpc.decode import StreamDecoder, decode_result
 from trpc_bridge.json_body import BodyError, read_json
-from trpc_bridge.server.grpc_screen import decode_request
-from trpc_bridge.server.jsonrpc_request import JsonRpcFault, parse_jsonrpc
+from trpc_bridge.server.a2a.grpc_screen import decode_request
+from trpc_bridge.server.a2a.jsonrpc_request import JsonRpcFault, parse_jsonrpc
 
 
 @dataclass(frozen=True)

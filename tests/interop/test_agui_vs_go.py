@@ -10,7 +10,7 @@ of an A2A upstream. Two set-ups per scenario:
   the agent's events directly.
 
 The same ``RunAgentInput`` goes to both sides; after removing what is different by design
-(see ``codecs/agui.py``: protocol 1.0 fields, ``reasoning-`` ids, per-result message ids,
+(see ``codecs/agui/translator.py``: protocol 1.0 fields, ``reasoning-`` ids, per-result message ids,
 code activities, state deltas), the two event sequences must be equal.
 """
 

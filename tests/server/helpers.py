@@ -15,7 +15,7 @@ from a2a.client.client import Client, ClientCallContext
 from a2a.types import AgentCard, AgentInterface, Message, Part, Role, SendMessageRequest
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.codecs.trpc_keys import INTERACTION_SPEC_VERSION, META_SPEC_VERSION
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION, META_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
 
 #: transport name → (protocol binding, protocol version) picked from the card.

@@ -21,7 +21,7 @@ from trpc_bridge.agents import scenarios
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.cli.proxy import run_proxy
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.agui import agui_routes
+from trpc_bridge.server.doors.agui import agui_routes
 from trpc_bridge.server.runner import AgentRunner
 
 NODE_HARNESS = Path(__file__).parents[1] / "agui_node"

@@ -1,5 +1,5 @@
 """Which form of the card each request gets at the well-known paths, by default and with
-``--legacy-card`` (``bridge/server/card_routes.py``). What real clients make of these
+``--legacy-card`` (``bridge/server/a2a/card_routes.py``). What real clients make of these
 forms is the interop matrix's business (tests/interop/test_framework_matrix.py)."""
 
 from __future__ import annotations

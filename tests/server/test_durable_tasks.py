@@ -22,7 +22,7 @@ from peers import bridge_server
 from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_pieces
 
 from trpc_bridge.agents.scenarios import long_slow
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Durability, ServerOptions
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]
@@ -117,7 +117,9 @@ def cluster() -> Any:
 
 
 async def test_a_store_that_fails_mid_run_is_a_failed_task_not_completed(cluster: Any) -> None:
-    options = ServerOptions(grpc_port=None, task_store=cluster.url, journal_interval=0.05)
+    options = ServerOptions(
+        grpc_port=None, durability=Durability(task_store=cluster.url, journal_interval=0.05)
+    )
     async with BridgeServer(long_slow, options) as server:
         calls = TaskCalls(server.jsonrpc_url)
         _, stream, reader = await _start_long_stream(calls, 10)
@@ -139,7 +141,9 @@ async def test_a_store_that_fails_mid_run_is_a_failed_task_not_completed(cluster
 
 async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'tasks.db'}"
-    options = ServerOptions(grpc_port=None, task_store=store, journal_interval=60)
+    options = ServerOptions(
+        grpc_port=None, durability=Durability(task_store=store, journal_interval=60)
+    )
     async with BridgeServer(long_slow, options) as server:
         calls = TaskCalls(server.jsonrpc_url)
         task_id, stream, _ = await _start_long_stream(calls, 1)
@@ -151,6 +155,6 @@ async def test_a_task_is_stored_when_accepted(tmp_path: Path) -> None:
 
 
 def _owner(user: str) -> Any:
-    from trpc_bridge.server.task_store import owner_context
+    from trpc_bridge.server.tasks.store import owner_context
 
     return owner_context(user)

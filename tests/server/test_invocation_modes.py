@@ -40,10 +40,10 @@ from starlette.routing import Route
 
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.agents.tck import tck_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.http_listener import serving
-from trpc_bridge.server.push_delivery import NOTIFICATION_ID_HEADER, RetryPolicy
-from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server import BridgeServer, PushOptions, ServerOptions
+from trpc_bridge.server.http.listener import serving
+from trpc_bridge.server.push.delivery import NOTIFICATION_ID_HEADER, RetryPolicy
+from trpc_bridge.server.push.policy import PushPolicy
 
 from .helpers import as_user, go_message, jsonrpc, sdk_client
 
@@ -91,7 +91,7 @@ async def webhook(failures: list[int] | None = None) -> AsyncIterator[Webhook]:
 
 @contextlib.asynccontextmanager
 async def tck_server(policy: PushPolicy | None = None) -> AsyncIterator[BridgeServer]:
-    options = ServerOptions(push_policy=policy or PushPolicy(allow_loopback=True))
+    options = ServerOptions(push=PushOptions(policy=policy or PushPolicy(allow_loopback=True)))
     async with BridgeServer(tck_agent(), options) as server:
         assert server.push is not None
         server.push.retry = RetryPolicy(attempts=4, first_delay=0.01, max_delay=0.05)
@@ -273,7 +273,9 @@ async def test_webhooks_on_internal_addresses_are_refused() -> None:
 async def test_push_from_a_0_3_stream_carries_every_delta() -> None:
     """A 0.3 ``message/stream`` (the bridge's own route, whose deltas are not protobuf
     until someone needs them) with an inline webhook: the webhook gets every delta."""
-    options = ServerOptions(push_policy=PushPolicy(allow_loopback=True), grpc_port=None)
+    options = ServerOptions(
+        grpc_port=None, push=PushOptions(policy=PushPolicy(allow_loopback=True))
+    )
     agent = ScenarioAgent("long", SCRIPTS["long"])
     async with (
         BridgeServer(agent, options) as server,

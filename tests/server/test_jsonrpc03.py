@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.jsonrpc_route import jsonrpc_routes
+from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
 
 from .helpers import GO_HEADERS, go_message, jsonrpc
 
@@ -78,7 +78,7 @@ async def test_scenario_streams_are_identical(scenario: str, rpc_id: str | int) 
 
 def _dialect_message(caller: str) -> dict[str, Any]:
     """The Go client's message as trpc-agent-python's or ADK's client marks it (see
-    ``codecs/dialect_detect.py``), or without trpc metadata (a plain A2A caller)."""
+    ``codecs/dialects/detect.py``), or without trpc metadata (a plain A2A caller)."""
     message = go_message("hi")
     if caller == "trpc-python":
         message["metadata"] = dict(message["metadata"], object_type="chat.completion")

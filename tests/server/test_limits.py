@@ -11,7 +11,7 @@ import time
 import httpx
 
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Limits, ServerOptions
 
 from .helpers import go_message, jsonrpc, sse_results
 
@@ -50,7 +50,9 @@ async def _normal_call(server: BridgeServer) -> None:
 
 
 async def test_slowloris_connections_are_closed_while_others_are_served() -> None:
-    options = ServerOptions(header_timeout=TIMEOUT, body_timeout=TIMEOUT, grpc_port=None)
+    options = ServerOptions(
+        grpc_port=None, limits=Limits(header_timeout=TIMEOUT, body_timeout=TIMEOUT)
+    )
     async with BridgeServer(demo_agent(), options) as server:
         slow = [
             asyncio.create_task(_slow_client(server.http_port, HALF_HEAD if i % 2 else HALF_BODY))
@@ -75,7 +77,7 @@ async def test_a_trickling_head_does_not_extend_its_deadline() -> None:
     # A head trickled a byte every 50 ms for up to 30 s: the server must close it at its
     # deadline, long before the last byte, since trickled bytes do not extend it.
     trickle = b"POST / HTTP/1.1\r\nHost: bridge\r\nX-Slow: " + b"x" * 600
-    options = ServerOptions(header_timeout=TIMEOUT, grpc_port=None)
+    options = ServerOptions(grpc_port=None, limits=Limits(header_timeout=TIMEOUT))
     async with BridgeServer(demo_agent(), options) as server:
         reader, writer = await asyncio.open_connection("127.0.0.1", server.http_port)
         closed = asyncio.create_task(reader.read())
@@ -100,7 +102,7 @@ async def test_a_trickling_head_does_not_extend_its_deadline() -> None:
 
 
 async def test_idle_keep_alive_connections_are_closed() -> None:
-    options = ServerOptions(keep_alive=1, grpc_port=None)
+    options = ServerOptions(grpc_port=None, limits=Limits(keep_alive=1))
     async with BridgeServer(demo_agent(), options) as server:
         reader, writer = await asyncio.open_connection("127.0.0.1", server.http_port)
         writer.write(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: bridge\r\n\r\n")
@@ -111,7 +113,7 @@ async def test_idle_keep_alive_connections_are_closed() -> None:
 
 
 async def test_past_the_connection_cap_requests_get_503() -> None:
-    options = ServerOptions(max_connections=4, grpc_port=None)
+    options = ServerOptions(grpc_port=None, limits=Limits(max_connections=4))
     async with BridgeServer(demo_agent(), options) as server:
         held = [await asyncio.open_connection("127.0.0.1", server.http_port) for _ in range(4)]
         async with httpx.AsyncClient(timeout=30) as http:

@@ -35,11 +35,11 @@ from starlette.routing import Route
 
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.http_listener import serving
-from trpc_bridge.server.push_policy import PushPolicy
-from trpc_bridge.server.push_signing import BODY_HASH_CLAIM, JWT_HEADER
+from trpc_bridge.server.http.listener import serving
+from trpc_bridge.server.options import PushOptions
+from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.push.signing import BODY_HASH_CLAIM, JWT_HEADER
 from trpc_bridge.server.signing.keys import SigningKey
-from trpc_bridge.server.signing.options import SigningOptions
 
 from .helpers import as_user, sdk_client
 
@@ -118,10 +118,9 @@ def _pem(key: Any) -> bytes:
     )
 
 
-def _options(**signing: Any) -> ServerOptions:
-    return ServerOptions(
-        push_policy=PushPolicy(allow_loopback=True), signing=SigningOptions(**signing)
-    )
+def _options(*, push_key: str = "", card_key: str = "") -> ServerOptions:
+    push = PushOptions(policy=PushPolicy(allow_loopback=True), signing_key=push_key)
+    return ServerOptions(push=push, card_signing_key=card_key)
 
 
 async def _push_task(server: BridgeServer, hook: VerifyingWebhook, transport: str) -> str:

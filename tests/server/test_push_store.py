@@ -7,8 +7,8 @@ from __future__ import annotations
 from a2a.types import ListTaskPushNotificationConfigsRequest, TaskPushNotificationConfig
 
 from trpc_bridge.agents.tck import tck_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.push_policy import PushPolicy
+from trpc_bridge.server import BridgeServer, Durability, PushOptions, ServerOptions
+from trpc_bridge.server.push.policy import PushPolicy
 
 from .helpers import as_user, sdk_client
 from .test_invocation_modes import send, tck_message
@@ -16,7 +16,9 @@ from .test_invocation_modes import send, tck_message
 
 async def test_push_configs_survive_a_restart(task_store_url: str) -> None:
     options = ServerOptions(
-        grpc_port=None, task_store=task_store_url, push_policy=PushPolicy(allow_loopback=True)
+        grpc_port=None,
+        durability=Durability(task_store=task_store_url),
+        push=PushOptions(policy=PushPolicy(allow_loopback=True)),
     )
     async with BridgeServer(tck_agent(), options) as server:
         client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=False)

@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from task_calls import TaskCalls, delta_pieces, final_state, message, status_text, task_pieces
 
-from trpc_bridge.server.http_listener import serving
+from trpc_bridge.server.http.listener import serving
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]

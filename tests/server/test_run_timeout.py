@@ -15,7 +15,7 @@ from a2a.types import TaskState
 
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Limits, ServerOptions
 
 from .helpers import collect, go_message, jsonrpc, sdk_client, sse_results, user_message
 
@@ -46,7 +46,9 @@ class Hanging:
 @pytest.fixture
 async def hanging() -> AsyncIterator[tuple[BridgeServer, Hanging]]:
     agent = Hanging()
-    async with BridgeServer(agent.agent(), ServerOptions(run_timeout=TIMEOUT)) as server:
+    async with BridgeServer(
+        agent.agent(), ServerOptions(limits=Limits(run_timeout=TIMEOUT))
+    ) as server:
         yield server, agent
 
 

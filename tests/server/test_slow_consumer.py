@@ -9,7 +9,7 @@ import httpx
 
 from trpc_bridge.codecs.encoding import as_proto
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.subscriber import Subscriber
+from trpc_bridge.server.tasks.subscriber import Subscriber
 
 from .helpers import counting_agent, go_message, jsonrpc, sse_results
 

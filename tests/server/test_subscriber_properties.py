@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trpc_bridge.codecs.encoding import StreamFrame
-from trpc_bridge.codecs.trpc_encode import task_status
-from trpc_bridge.server.subscriber import Subscriber
+from trpc_bridge.codecs.trpc.encode import task_status
+from trpc_bridge.server.tasks.subscriber import Subscriber
 
 # A frame: ("text", artifact, append, text), ("data", artifact) or ("status",)
 _text = st.tuples(st.just("text"), st.sampled_from(["a", "b"]), st.booleans(), st.text(max_size=3))

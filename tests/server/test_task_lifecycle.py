@@ -16,7 +16,7 @@ from a2a.types import (
 from a2a.utils.errors import TaskNotFoundError
 
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server import BridgeServer, Durability, ServerOptions
 
 from .helpers import (
     TRANSPORTS,
@@ -125,7 +125,7 @@ async def test_tasks_are_visible_only_to_their_owner(
 
 
 async def test_completed_tasks_survive_a_restart(task_store_url: str) -> None:
-    options = ServerOptions(grpc_port=None, task_store=task_store_url)
+    options = ServerOptions(grpc_port=None, durability=Durability(task_store=task_store_url))
     async with BridgeServer(demo_agent(), options) as server:
         client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=True)
         responses = await collect(client, user_message("weather in London"), user="alice")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from a2a.types import Task
 
-from trpc_bridge.server.task_store import BoundedMemoryTaskStore, owner_context
+from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore, owner_context
 
 
 async def test_oldest_tasks_are_dropped_past_the_bound() -> None:

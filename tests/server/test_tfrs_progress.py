@@ -14,7 +14,7 @@ from a2a.client.client import ClientCallContext
 from a2a.types import GetTaskRequest, SendMessageRequest, StreamResponse, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.a2a_frames import proto_to_json
+from trpc_bridge.codecs.a2a.frames import proto_to_json
 from trpc_bridge.codecs.tfrs import (
     EXTENSION_URI,
     METADATA_KEY,

@@ -13,7 +13,7 @@ from agui_checks import check_sequence
 from tfrs_peer import ANSWER, tfrs_peer
 
 from trpc_bridge.client import RemoteAgent
-from trpc_bridge.codecs.trpc_decode import decode_stream
+from trpc_bridge.codecs.trpc.decode import decode_stream
 from trpc_bridge.server import BridgeServer
 
 from .helpers import GO_HEADERS, go_message, jsonrpc, sse_results

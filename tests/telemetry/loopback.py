@@ -43,7 +43,7 @@ from a2a.types import (
 from opentelemetry import baggage, trace
 from starlette.applications import Starlette
 
-from trpc_bridge.server.http_listener import HttpListener
+from trpc_bridge.server.http.listener import HttpListener
 from trpc_bridge.telemetry.client import TraceContextInterceptor
 from trpc_bridge.telemetry.server import TraceContextMiddleware, TraceContextServerInterceptor
 

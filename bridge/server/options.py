@@ -1,0 +1,113 @@
+"""How a server is configured: :class:`ServerOptions`, made of small value types, one per
+concern (after httpx's ``Timeout`` and ``Limits``).
+
+Each default is written here once. The modules that enforce a setting read their defaults
+from these types (``Limits.header_timeout``, ``Durability.keep_tasks``, …), and so do the
+serving commands' flags (``cli/server_flags.py``), so a default changes in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from opentelemetry.trace import TracerProvider
+
+from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
+from trpc_bridge.server.push.policy import PushPolicy
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one caller can make the server hold, on every door (HTTP and gRPC)."""
+
+    #: Largest request body (HTTP 413; gRPC's largest message).
+    max_request_bytes: int = 10 * 1024 * 1024
+    #: Concurrent HTTP connections past which requests get 503 (and gRPC calls
+    #: RESOURCE_EXHAUSTED past as many concurrent calls).
+    max_connections: int = 1000
+    #: Seconds for a request head to arrive (HTTP 408 and closed after; gRPC's handshake).
+    header_timeout: float = 10.0
+    #: Seconds for a whole request body to arrive (HTTP 408).
+    body_timeout: float = 30.0
+    #: Seconds an idle HTTP keep-alive connection stays open.
+    keep_alive: int = 5
+    #: Seconds an agent run may take on any door before it is cancelled and fails with a
+    #: ``run_error``; 0 = no limit.
+    run_timeout: float = 0.0
+
+
+@dataclass(frozen=True)
+class Durability:
+    """Where tasks are kept, and how running ones survive a crash or a shutdown."""
+
+    #: Empty: in memory. ``sqlite:////abs/path.db``, ``postgresql://…``: a2a-sdk's
+    #: ``DatabaseTaskStore`` (``tasks/store.py``).
+    task_store: str = ""
+    #: In memory only: finished tasks kept for ``tasks/get`` (the oldest are dropped).
+    keep_tasks: int = 10_000
+    #: Database store: seconds between checkpoints of a running task.
+    journal_interval: float = 0.2
+    #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).
+    replica_timeout: float = 30.0
+    #: Live tasks shared between replicas: ``auto`` (PostgreSQL store: through it),
+    #: ``postgresql``, ``redis://host:port/db``, or ``none`` (one replica).
+    fanout: str = "auto"
+    #: Seconds running tasks get to finish after SIGTERM / Ctrl-C before they are ended.
+    shutdown_grace: float = 10.0
+
+
+@dataclass(frozen=True)
+class EncodingOptions:
+    """Which wire encoding each caller gets, and how its frames are written."""
+
+    #: ``auto``, ``always``, ``never`` or an encoding's name (``--negotiation``).
+    negotiation: str = Negotiation.AUTO
+    #: trpc's encoding options (ADK keys, graph events, structured errors).
+    encode: EncodeOptions = field(default_factory=EncodeOptions)
+    #: Frames a subscriber may hold before its text deltas start to be merged:
+    #: trpc-agent-go's own subscriber buffer size (docs/wire-spec.md §7.12). A consumer
+    #: within that lag sees exactly trpc's frames; past it trpc aborts the stream ("event
+    #: queue is full"), the bridge merges.
+    coalesce_after: int = 1024
+
+
+@dataclass(frozen=True)
+class PushOptions:
+    """Push notifications: declared on the card when enabled; where webhooks may go."""
+
+    enabled: bool = True
+    policy: PushPolicy = field(default_factory=PushPolicy)
+    #: PEM private key file that signs push-notification JWTs, re-read when it changes
+    #: (replicas share it); empty = keys generated in memory (``push/signing.py``).
+    signing_key: str = ""
+    #: Generated signing keys: seconds between rotations (0 = never).
+    key_rotation: float = 86_400.0
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """Everything a :class:`~trpc_bridge.server.BridgeServer` is told."""
+
+    host: str = "127.0.0.1"
+    #: HTTP port; 0 = a free port.
+    port: int = 0
+    #: gRPC (A2A 0.3 and 1.0) port; 0 = a free port; None = no gRPC server.
+    grpc_port: int | None = 0
+    #: Path prefix of every route (e.g. ``/agents/weather``); empty = root.
+    base_path: str = ""
+    #: The URL written into the card when not serving (``starlette_app`` alone).
+    public_url: str = ""
+    #: Where the server's spans go; None = the global provider (``setup_tracing``).
+    tracer_provider: TracerProvider | None = None
+    #: The chat page at ``GET <base_path>/`` (``doors/playground.py``); JSON-RPC keeps POST.
+    playground: bool = True
+    #: ``agent-card.json`` also carries the 0.3 fields for requests without
+    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``a2a/card_routes.py``).
+    legacy_card: bool = False
+    #: PEM private key file that signs the agent card (``a2a/card_signing.py``); empty =
+    #: the card is not signed.
+    card_signing_key: str = ""
+    limits: Limits = field(default_factory=Limits)
+    durability: Durability = field(default_factory=Durability)
+    encoding: EncodingOptions = field(default_factory=EncodingOptions)
+    push: PushOptions = field(default_factory=PushOptions)

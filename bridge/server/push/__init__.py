@@ -1,0 +1,1 @@
+"""Push notifications: the webhook URL policy, the config store, and delivery."""

@@ -1,0 +1,300 @@
+"""A2A results as JSON, in either wire shape, read into one neutral form.
+
+A2A 0.3 JSON (what trpc-agent-go's v0 server writes) discriminates with ``kind``
+(``message`` / ``task`` / ``status-update`` / ``artifact-update``; parts ``text`` /
+``data`` / ``file``) and spells states in lower case. A2A 1.0 JSON (trpc's v1 server,
+a2a-sdk's 1.0 paths, ``MessageToDict`` of a protobuf ``StreamResponse``) wraps results as
+``{"statusUpdate": …}`` and friends, uses ``TASK_STATE_*`` / ``ROLE_*`` and parts
+``{text | raw | url | data, filename, mediaType, metadata}``.
+
+Reading is liberal in the way a Go peer's output demands: ``"parts": null`` is an empty
+list, fields of the wrong JSON type count as absent, parts of an unknown kind are dropped
+with a warning (Go's client drops the whole frame instead). Only a result that is not an
+object, or whose kind cannot be recognised at all, raises :class:`CodecError`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from a2a.types import StreamResponse
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message as ProtoMessage
+
+from trpc_bridge.codecs.errors import CodecError
+
+log = logging.getLogger(__name__)
+
+JsonMap = Mapping[str, Any]
+
+#: States after which a task produces nothing more in this round (interrupted included).
+TERMINAL_STATES = frozenset(
+    {"completed", "failed", "canceled", "rejected", "input-required", "auth-required"}
+)
+#: States that end a run with an error on trpc's client.
+FAILURE_STATES = frozenset({"failed", "canceled", "rejected"})
+
+
+def as_str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def as_map(value: Any) -> JsonMap:
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def normalise_state(value: Any) -> str:
+    """``TASK_STATE_INPUT_REQUIRED`` / ``input-required`` → ``input-required``."""
+    state = as_str(value).strip()
+    if state.upper().startswith("TASK_STATE_"):
+        state = state[len("TASK_STATE_") :]
+    state = state.lower().replace("_", "-")
+    return "canceled" if state == "cancelled" else state
+
+
+@dataclass(frozen=True)
+class WirePart:
+    kind: Literal["text", "data", "file"]
+    metadata: JsonMap = field(default_factory=dict)
+    text: str = ""
+    data: Any = None
+    #: Inline file content as it travels: base64 text (0.3 ``bytes``, 1.0 ``raw``).
+    file_base64: str | None = None
+    file_uri: str = ""
+    name: str = ""
+    mime_type: str = ""
+
+
+@dataclass(frozen=True)
+class WireMessage:
+    message_id: str
+    role: str  # "agent" | "user" | ""
+    parts: tuple[WirePart, ...]
+    metadata: JsonMap
+
+
+@dataclass(frozen=True)
+class WireArtifact:
+    artifact_id: str
+    parts: tuple[WirePart, ...]
+    metadata: JsonMap
+
+
+@dataclass(frozen=True)
+class StatusFrame:
+    task_id: str
+    context_id: str
+    state: str
+    message: WireMessage | None
+    metadata: JsonMap
+
+
+@dataclass(frozen=True)
+class ArtifactFrame:
+    task_id: str
+    context_id: str
+    artifact: WireArtifact
+    metadata: JsonMap
+    last_chunk: bool
+    append: bool
+
+
+@dataclass(frozen=True)
+class TaskFrame:
+    task_id: str
+    context_id: str
+    state: str
+    status_message: WireMessage | None
+    history: tuple[WireMessage, ...]
+    artifacts: tuple[WireArtifact, ...]
+    metadata: JsonMap
+
+
+Frame = WireMessage | TaskFrame | StatusFrame | ArtifactFrame
+
+
+# --- parts ----------------------------------------------------------------------------
+
+
+def _part_kind(raw: JsonMap) -> str:
+    kind = raw.get("kind")
+    if isinstance(kind, str):
+        return kind
+    # 1.0 shape (and 0.3 parts without `kind`, which a2a-sdk also accepts).
+    for key, name in (("text", "text"), ("data", "data"), ("file", "file")):
+        if key in raw:
+            return name
+    if "raw" in raw or "url" in raw:
+        return "file"
+    return ""
+
+
+def read_part(raw: Any) -> WirePart | None:
+    """One part, or ``None`` (with a warning) when it is not a part this bridge knows."""
+    part = as_map(raw)
+    metadata = as_map(part.get("metadata"))
+    kind = _part_kind(part)
+    if kind == "text":
+        return WirePart("text", metadata, text=as_str(part.get("text")))
+    if kind == "data":
+        return WirePart("data", metadata, data=part.get("data"))
+    if kind == "file":
+        file = as_map(part.get("file"))
+        if file:  # 0.3: {"file": {"name", "mimeType", "bytes" | "uri"}}
+            content = file.get("bytes")
+            return WirePart(
+                "file",
+                metadata,
+                file_base64=content if isinstance(content, str) else None,
+                file_uri=as_str(file.get("uri")),
+                name=as_str(file.get("name")),
+                mime_type=as_str(file.get("mimeType")),
+            )
+        content = part.get("raw")
+        return WirePart(
+            "file",
+            metadata,
+            file_base64=content if isinstance(content, str) else None,
+            file_uri=as_str(part.get("url")),
+            name=as_str(part.get("filename")),
+            mime_type=as_str(part.get("mediaType")),
+        )
+    log.warning("skipping A2A part of unknown kind %r", part.get("kind", sorted(part)))
+    return None
+
+
+def read_parts(raw: Any) -> tuple[WirePart, ...]:
+    parts = (read_part(p) for p in as_list(raw))  # `"parts": null` reads as no parts
+    return tuple(p for p in parts if p is not None)
+
+
+# --- results --------------------------------------------------------------------------
+
+
+def _role(value: Any) -> str:
+    role = as_str(value).lower()
+    return role[len("role_") :] if role.startswith("role_") else role
+
+
+def read_message(raw: Any) -> WireMessage:
+    msg = as_map(raw)
+    return WireMessage(
+        message_id=as_str(msg.get("messageId")),
+        role=_role(msg.get("role")),
+        parts=read_parts(msg.get("parts")),
+        metadata=as_map(msg.get("metadata")),
+    )
+
+
+def _optional_message(raw: Any) -> WireMessage | None:
+    return read_message(raw) if isinstance(raw, Mapping) else None
+
+
+def _read_artifact(raw: Any) -> WireArtifact:
+    artifact = as_map(raw)
+    return WireArtifact(
+        artifact_id=as_str(artifact.get("artifactId")),
+        parts=read_parts(artifact.get("parts")),
+        metadata=as_map(artifact.get("metadata")),
+    )
+
+
+def _read_status(raw: JsonMap) -> StatusFrame:
+    status = as_map(raw.get("status"))
+    return StatusFrame(
+        task_id=as_str(raw.get("taskId")),
+        context_id=as_str(raw.get("contextId")),
+        state=normalise_state(status.get("state")),
+        message=_optional_message(status.get("message")),
+        metadata=as_map(raw.get("metadata")),
+    )
+
+
+def _read_artifact_update(raw: JsonMap) -> ArtifactFrame:
+    return ArtifactFrame(
+        task_id=as_str(raw.get("taskId")),
+        context_id=as_str(raw.get("contextId")),
+        artifact=_read_artifact(raw.get("artifact")),
+        metadata=as_map(raw.get("metadata")),
+        last_chunk=raw.get("lastChunk") is True,
+        append=raw.get("append") is True,
+    )
+
+
+def _read_task(raw: JsonMap) -> TaskFrame:
+    status = as_map(raw.get("status"))
+    return TaskFrame(
+        task_id=as_str(raw.get("id")),
+        context_id=as_str(raw.get("contextId")),
+        state=normalise_state(status.get("state")),
+        status_message=_optional_message(status.get("message")),
+        history=tuple(read_message(m) for m in as_list(raw.get("history"))),
+        artifacts=tuple(_read_artifact(a) for a in as_list(raw.get("artifacts"))),
+        metadata=as_map(raw.get("metadata")),
+    )
+
+
+_BY_KIND: dict[str, Callable[[JsonMap], Frame]] = {
+    "message": read_message,
+    "task": _read_task,
+    "status-update": _read_status,
+    "artifact-update": _read_artifact_update,
+}
+# 1.0 wrapper keys (ProtoJSON camelCase, plus the proto field names for good measure).
+_BY_WRAPPER = {
+    "message": "message",
+    "task": "task",
+    "statusUpdate": "status-update",
+    "status_update": "status-update",
+    "artifactUpdate": "artifact-update",
+    "artifact_update": "artifact-update",
+}
+
+
+def _unwrapped_kind(result: JsonMap) -> str:
+    """The kind of a bare 1.0 object (``GetTask`` returns a Task without a wrapper)."""
+    if "artifact" in result:
+        return "artifact-update"
+    if "messageId" in result and "status" not in result:
+        return "message"
+    if "status" in result:
+        return "task" if "id" in result else "status-update"
+    return ""
+
+
+def read_result(result: Any) -> Frame:
+    """A JSON-RPC ``result`` (or a REST body / a dumped ``StreamResponse``) as a frame; a
+    frame already read (e.g. rewritten by :mod:`~trpc_bridge.codecs.dialects.frames`) is
+    returned as it is."""
+    if isinstance(result, WireMessage | TaskFrame | StatusFrame | ArtifactFrame):
+        return result
+    if not isinstance(result, Mapping):
+        raise CodecError(f"A2A result must be a JSON object, got {type(result).__name__}")
+    kind = result.get("kind")
+    if isinstance(kind, str):
+        reader = _BY_KIND.get(kind)
+        if reader is None:
+            raise CodecError(f"unknown A2A result kind {kind!r}")
+        return reader(result)
+    for key, wrapped_kind in _BY_WRAPPER.items():
+        inner = result.get(key)
+        if isinstance(inner, Mapping) and len(result) == 1:
+            return _BY_KIND[wrapped_kind](inner)
+    bare = _unwrapped_kind(result)
+    if not bare:
+        raise CodecError(f"unrecognised A2A result with keys {sorted(result)[:8]}")
+    return _BY_KIND[bare](result)
+
+
+def proto_to_json(message: StreamResponse | ProtoMessage) -> dict[str, Any]:
+    """An a2a-sdk protobuf result (``StreamResponse``, ``Task``, ``Message``,
+    ``SendMessageResponse``) as 1.0 JSON that :func:`read_result` understands."""
+    as_dict: dict[str, Any] = MessageToDict(message)
+    return as_dict

@@ -1,0 +1,350 @@
+"""Stream frames (a2a-sdk protobuf) → A2A 0.3 JSON-RPC bytes, without pydantic.
+
+a2a-sdk serves A2A 0.3 by converting every 1.0 protobuf frame into its pydantic 0.3
+models (``a2a.compat.v0_3.conversions.to_compat_*``) and dumping those
+(``model_dump_json(by_alias=True, exclude_none=True)``): most of the bridge's per-event
+cost on a 0.3 stream. This module writes the same bytes straight from the protobuf:
+
+- keys in the 0.3 models' field order (alphabetical by alias), ``None`` fields left out
+  exactly where ``exclude_none`` leaves them out (message metadata only when non-empty,
+  other metadata whenever the field is set, ``append`` / ``lastChunk`` always);
+- ``google.protobuf.Struct`` maps in their own iteration order, as ``MessageToDict``
+  reads them, numbers as floats; infinities and NaN raise ``ValueError`` as there;
+- compact JSON, non-ASCII written as UTF-8 (orjson; pydantic-core writes the same).
+
+A unary result (:func:`unary_response`) is written as the SDK's unary path writes it:
+``json.dumps`` through Starlette's ``JSONResponse``, the same bytes but for one spelling
+(:class:`_SmallNumber`), at a tenth of the cost.
+
+``tests/codecs/test_a2a03_json.py`` checks byte equality with the SDK's path for every
+golden vector's frames and for generated ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+
+import orjson
+from a2a.types import (
+    Artifact,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+from google.protobuf.struct_pb2 import Struct, Value
+
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
+
+JsonRpcId = str | int | None
+Frame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | Task
+
+#: 1.0 state → 0.3 spelling (anything else is ``unknown``, as in a2a-sdk).
+STATES_03 = {
+    TaskState.TASK_STATE_SUBMITTED: "submitted",
+    TaskState.TASK_STATE_WORKING: "working",
+    TaskState.TASK_STATE_INPUT_REQUIRED: "input-required",
+    TaskState.TASK_STATE_COMPLETED: "completed",
+    TaskState.TASK_STATE_CANCELED: "canceled",
+    TaskState.TASK_STATE_FAILED: "failed",
+    TaskState.TASK_STATE_REJECTED: "rejected",
+    TaskState.TASK_STATE_AUTH_REQUIRED: "auth-required",
+}
+#: States whose status-update is ``final`` on the 0.3 wire.
+_FINAL = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_REJECTED,
+    }
+)
+
+
+#: Below this magnitude (and not zero) Python spells a float with an exponent (``1e-05``)
+#: where orjson and pydantic-core write it out (``0.00001``): the one difference between
+#: a2a-sdk's two 0.3 writers (``json.dumps`` for unary results, pydantic for stream frames).
+_EXPONENT_BELOW = 1e-4
+
+
+class _SmallNumber(float):
+    """A Struct number whose spelling depends on the writer (see :data:`_EXPONENT_BELOW`):
+    orjson hands it to the writer's ``default``."""
+
+
+def _stream_number(value: Any) -> Any:
+    if isinstance(value, _SmallNumber):
+        return float(value)  # written by orjson itself, as pydantic writes it
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _unary_number(value: Any) -> Any:
+    if isinstance(value, _SmallNumber):
+        return orjson.Fragment(float.__repr__(value).encode())  # as json.dumps writes it
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def struct_to_json(struct: Struct) -> dict[str, Any]:
+    return {key: value_to_json(value) for key, value in struct.fields.items()}
+
+
+def value_to_json(value: Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "struct_value":
+        return struct_to_json(value.struct_value)
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "number_value":
+        number = value.number_value
+        if math.isinf(number) or math.isnan(number):
+            raise ValueError(f"Fail to serialize {number} for Value.number_value")
+        if number and -_EXPONENT_BELOW < number < _EXPONENT_BELOW:
+            return _SmallNumber(number)
+        return number
+    if kind == "list_value":
+        return [value_to_json(item) for item in value.list_value.values]
+    return None
+
+
+def part_to_json(part: Part) -> dict[str, Any]:
+    which = part.WhichOneof("content")
+    metadata = struct_to_json(part.metadata) if part.HasField("metadata") else None
+    if which == "text":
+        out: dict[str, Any] = {"kind": "text"}
+        if metadata is not None:
+            out["metadata"] = metadata
+        out["text"] = part.text
+        return out
+    if which == "data":
+        data = value_to_json(part.data)
+        if not isinstance(data, dict):  # the SDK's wrapping of a non-object DataPart
+            data = {"value": data}
+            metadata = metadata or {}
+            metadata["data_part_compat"] = True
+        out = {"data": data, "kind": "data"}
+        if metadata is not None:
+            out["metadata"] = metadata
+        return out
+    if which in ("raw", "url"):
+        file: dict[str, Any] = {}
+        if which == "raw":
+            file["bytes"] = base64.b64encode(part.raw).decode("utf-8")
+        if part.media_type:
+            file["mimeType"] = part.media_type
+        if part.filename:
+            file["name"] = part.filename
+        if which == "url":
+            file["uri"] = part.url
+        out = {"file": file, "kind": "file"}
+        if metadata is not None:
+            out["metadata"] = metadata
+        return out
+    raise ValueError(f"Unknown part content type: {which}")
+
+
+#: Read once: each ``Role.ROLE_USER`` is a Python ``__getattr__`` call.
+_ROLE_USER = Role.ROLE_USER
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    context_id = message.context_id
+    if context_id:
+        out["contextId"] = context_id
+    if message.extensions:
+        out["extensions"] = list(message.extensions)
+    out["kind"] = "message"
+    out["messageId"] = message.message_id
+    if message.metadata.fields:  # non-empty, unlike the other metadata fields (HasField)
+        out["metadata"] = struct_to_json(message.metadata)
+    out["parts"] = [part_to_json(p) for p in message.parts]
+    if message.reference_task_ids:
+        out["referenceTaskIds"] = list(message.reference_task_ids)
+    out["role"] = "user" if message.role == _ROLE_USER else "agent"
+    task_id = message.task_id
+    if task_id:
+        out["taskId"] = task_id
+    return out
+
+
+def status_to_json(status: TaskStatus) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if status.HasField("message"):
+        out["message"] = message_to_json(status.message)
+    out["state"] = STATES_03.get(status.state, "unknown")
+    if status.HasField("timestamp"):
+        out["timestamp"] = status.timestamp.ToJsonString()
+    return out
+
+
+def artifact_to_json(artifact: Artifact) -> dict[str, Any]:
+    out: dict[str, Any] = {"artifactId": artifact.artifact_id}
+    if artifact.description:
+        out["description"] = artifact.description
+    if artifact.extensions:
+        out["extensions"] = list(artifact.extensions)
+    if artifact.HasField("metadata"):
+        out["metadata"] = struct_to_json(artifact.metadata)
+    if artifact.name:
+        out["name"] = artifact.name
+    out["parts"] = [part_to_json(p) for p in artifact.parts]
+    return out
+
+
+def artifact_update_to_json(update: TaskArtifactUpdateEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "append": update.append,
+        "artifact": artifact_to_json(update.artifact),
+        "contextId": update.context_id,
+        "kind": "artifact-update",
+        "lastChunk": update.last_chunk,
+    }
+    if update.HasField("metadata"):
+        out["metadata"] = struct_to_json(update.metadata)
+    out["taskId"] = update.task_id
+    return out
+
+
+def status_update_to_json(update: TaskStatusUpdateEvent) -> dict[str, Any]:
+    has_status = update.HasField("status")
+    out: dict[str, Any] = {
+        "contextId": update.context_id,
+        "final": has_status and update.status.state in _FINAL,
+        "kind": "status-update",
+    }
+    if update.HasField("metadata"):
+        out["metadata"] = struct_to_json(update.metadata)
+    out["status"] = status_to_json(update.status) if has_status else {"state": "unknown"}
+    out["taskId"] = update.task_id
+    return out
+
+
+def task_to_json(task: Task) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if task.artifacts:
+        out["artifacts"] = [artifact_to_json(a) for a in task.artifacts]
+    out["contextId"] = task.context_id
+    if task.history:
+        out["history"] = [message_to_json(m) for m in task.history]
+    out["id"] = task.id
+    out["kind"] = "task"
+    if task.HasField("metadata"):
+        out["metadata"] = struct_to_json(task.metadata)
+    out["status"] = status_to_json(task.status) if task.HasField("status") else {"state": "unknown"}
+    return out
+
+
+def text_delta_to_json(delta: TextDelta) -> dict[str, Any]:
+    """What :func:`artifact_update_to_json` writes for ``delta.to_proto()``."""
+    part: dict[str, Any] = {"kind": "text"}
+    if delta.part_metadata:
+        part["metadata"] = dict(delta.part_metadata)
+    part["text"] = delta.text
+    artifact: dict[str, Any] = {"artifactId": delta.artifact_id}
+    if delta.metadata:
+        artifact["metadata"] = dict(delta.metadata)
+    artifact["parts"] = [part]
+    out: dict[str, Any] = {
+        "append": delta.append,
+        "artifact": artifact,
+        "contextId": delta.context_id,
+        "kind": "artifact-update",
+        "lastChunk": False,
+    }
+    if delta.metadata:
+        out["metadata"] = dict(delta.metadata)
+    out["taskId"] = delta.task_id
+    return out
+
+
+def result_to_json(result: Frame | TextDelta) -> dict[str, Any]:
+    """A stream frame (or a unary ``Task``) as the 0.3 ``result`` object."""
+    if isinstance(result, TextDelta):
+        if _shape(result) is None:  # numbers in its metadata: as the Struct writes them
+            return artifact_update_to_json(result.to_proto())
+        return text_delta_to_json(result)
+    if isinstance(result, TaskArtifactUpdateEvent):
+        return artifact_update_to_json(result)
+    if isinstance(result, TaskStatusUpdateEvent):
+        return status_update_to_json(result)
+    if isinstance(result, Message):
+        return message_to_json(result)
+    return task_to_json(result)
+
+
+def success_response(result: Frame | TextDelta, request_id: JsonRpcId) -> bytes:
+    """``{"id":…,"jsonrpc":"2.0","result":…}`` (no ``id`` when it is ``None``)."""
+    body: dict[str, Any] = {} if request_id is None else {"id": request_id}
+    body["jsonrpc"] = "2.0"
+    body["result"] = result_to_json(result)
+    return orjson.dumps(body, default=_stream_number)
+
+
+def unary_response(result: Message | Task, request_id: JsonRpcId) -> bytes:
+    """``{"id":…,"jsonrpc":"2.0","result":…}``: the bytes of a2a-sdk's 0.3
+    ``message/send`` answer (``JSONResponse``, ``json.dumps``: compact, UTF-8, numbers
+    as Python spells them)."""
+    body = {"id": request_id, "jsonrpc": "2.0", "result": result_to_json(result)}
+    return orjson.dumps(body, default=_unary_number)
+
+
+#: Stands for the text while a text delta's template is made (an id or metadata value
+#: that holds it too makes that shape go without a template).
+_PLACEHOLDER = "\x00text\x00"
+_QUOTED_PLACEHOLDER = orjson.dumps(_PLACEHOLDER)
+_PLAIN = (str, bool, type(None))
+
+
+def _shape(delta: TextDelta) -> tuple[Any, ...] | None:
+    """What a text delta's bytes depend on besides its text, when every metadata value is
+    a string, a bool or null (numbers would be floats after a Struct: no shortcut)."""
+    part = delta.part_metadata or {}
+    values = (*delta.metadata.values(), *part.values())
+    if not all(isinstance(v, _PLAIN) for v in values):
+        return None
+    return (
+        delta.task_id,
+        delta.context_id,
+        delta.artifact_id,
+        delta.append,
+        tuple(delta.metadata.items()),
+        tuple(part.items()),
+    )
+
+
+class StreamWriter:
+    """One stream's frames as 0.3 JSON-RPC responses. A text delta costs one JSON string
+    encoding: the bytes around its text are made once per shape (response id, append,
+    metadata) and reused."""
+
+    def __init__(self, request_id: JsonRpcId) -> None:
+        self.request_id = request_id
+        self._templates: dict[tuple[Any, ...], tuple[bytes, bytes] | None] = {}
+
+    def response(self, frame: Frame | TextDelta) -> bytes:
+        if isinstance(frame, TextDelta) and (key := _shape(frame)) is not None:
+            if key in self._templates:
+                template = self._templates[key]
+            else:
+                template = self._template(frame)
+                if len(self._templates) < 64:  # a stream has a handful of shapes
+                    self._templates[key] = template
+            if template is not None:
+                before, after = template
+                return before + orjson.dumps(frame.text) + after
+        return success_response(frame, self.request_id)
+
+    def _template(self, delta: TextDelta) -> tuple[bytes, bytes] | None:
+        whole = success_response(delta._replace(text=_PLACEHOLDER), self.request_id)
+        before, found, after = whole.partition(_QUOTED_PLACEHOLDER)
+        if not found or _QUOTED_PLACEHOLDER in before + after:
+            return None
+        return before, after

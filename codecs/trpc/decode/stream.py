@@ -1,0 +1,214 @@
+"""A streamed A2A answer → events, one :class:`StreamDecoder` per stream
+(``docs/wire-spec.md`` §4.2–§4.4), including the rule consumers rely on: a non-partial
+event carries the *complete* message of its response id, so the Go v0 server's re-sent
+final text is never shown twice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from a2a.types import StreamResponse
+
+from trpc_bridge.codecs.a2a.frames import (
+    FAILURE_STATES,
+    TERMINAL_STATES,
+    ArtifactFrame,
+    Frame,
+    StatusFrame,
+    WireMessage,
+    proto_to_json,
+    read_result,
+)
+from trpc_bridge.codecs.trpc.decode.parts import DataPartMapper, has_content
+from trpc_bridge.codecs.trpc.decode.units import (
+    NO_MESSAGE,
+    EventFactory,
+    Unit,
+    artifact_unit,
+    has_response_metadata,
+    has_text,
+    merged,
+    message_unit,
+    status_unit,
+    task_units,
+    text_message,
+    tool_call_message,
+)
+from trpc_bridge.events import AgentEvent, Choice, ObjectType
+
+
+@dataclass
+class _Pieces:
+    """Text and reasoning streamed so far under one response id."""
+
+    text: str = ""
+    reasoning: str = ""
+
+
+class StreamDecoder:
+    """Decodes one A2A stream into events. Keep one per stream.
+
+    State: the task id/context id and last task state seen (so the caller can cancel the
+    task, recover with ``tasks/get``, or report a stream that ended too early), and the
+    text streamed per response id (to recognise the Go v0 server's re-sent final text).
+    """
+
+    def __init__(
+        self,
+        *,
+        mappers: Sequence[DataPartMapper] = (),
+        invocation_id: str = "",
+        author: str = "",
+    ) -> None:
+        self._mappers = tuple(mappers)
+        self._factory = EventFactory(invocation_id, author)
+        self._pieces: dict[str, _Pieces] = {}
+        self._seen_artifacts: set[str] = set()
+        self.task_id = ""
+        self.context_id = ""
+        #: Last task state seen (0.3 spelling), ``""`` before any task frame.
+        self.state = ""
+        #: True once a terminal state or a terminal error was decoded.
+        self.finished = False
+
+    @property
+    def saw_task(self) -> bool:
+        return bool(self.state)
+
+    def feed_proto(self, response: StreamResponse) -> list[AgentEvent]:
+        return self.feed(proto_to_json(response))
+
+    def feed(self, result: Any) -> list[AgentEvent]:
+        """Events for one streamed result. Raises only :class:`CodecError` (unrecognisable
+        result); the caller should skip such a frame, as trpc's client does."""
+        frame = read_result(result)
+        if self.finished:
+            return []  # trpc stops at a terminal error; nothing follows a terminal state
+        events = [e for unit in self._units(frame) if (e := self._event(unit)) is not None]
+        if any(e.is_terminal_error() for e in events):
+            self.finished = True
+        return events
+
+    def ended_early(self) -> bool:
+        """The stream showed a task but ended before the task reached an end state."""
+        return self.saw_task and not self.finished
+
+    # --- frames → units ---------------------------------------------------------------
+
+    def _track(self, task_id: str, context_id: str, state: str) -> None:
+        self.task_id = task_id or self.task_id
+        self.context_id = context_id or self.context_id
+        if state:
+            self.state = state
+            self.finished = self.finished or state in TERMINAL_STATES
+
+    def _units(self, frame: Frame) -> list[Unit]:
+        mappers = self._mappers
+        if isinstance(frame, WireMessage):
+            return [message_unit(frame, mappers)]
+        if isinstance(frame, ArtifactFrame):
+            self._track(frame.task_id, frame.context_id, self.state or "working")
+            self._seen_artifacts.add(frame.artifact.artifact_id)
+            keep = has_content(frame.artifact.parts) or has_response_metadata(
+                merged(frame.artifact.metadata, frame.metadata)
+            )
+            # Go v0 drops every lastChunk frame, with the llm_response_id / state_delta the
+            # server put there; only empty frames without response metadata are noise.
+            return [artifact_unit(frame, mappers)] if keep else []
+        if isinstance(frame, StatusFrame):
+            units = self._status_units(frame)
+            self._track(frame.task_id, frame.context_id, frame.state)
+            return units
+        units = task_units(frame, mappers, history=False, seen_artifacts=self._seen_artifacts)
+        self._track(frame.task_id, frame.context_id, frame.state)
+        return units
+
+    def _status_units(self, frame: StatusFrame) -> list[Unit]:
+        message = frame.message or NO_MESSAGE
+        metadata = merged(message.metadata, frame.metadata)
+        failure = frame.state in FAILURE_STATES
+        # Go v0 drops working / input-required / completed statuses even with content.
+        if failure or has_content(message.parts) or has_response_metadata(metadata):
+            return [status_unit(frame, message, self._mappers)]
+        return []
+
+    # --- units → events ---------------------------------------------------------------
+
+    def _event(self, unit: Unit) -> AgentEvent | None:
+        factory = self._factory
+        error_event = factory.error_event(unit)
+        if error_event is not None:
+            return error_event
+        content = unit.content
+        if content.tool_calls:
+            return self._tool_call_event(unit)
+        if content.tool_responses:
+            choices = [Choice(index=i, message=m) for i, m in enumerate(content.tool_responses)]
+            if has_text(content):  # Go v0 loses text that comes with tool results
+                choices.append(Choice(index=len(choices), message=text_message(unit.role, content)))
+            return factory.new(unit, object=ObjectType.TOOL_RESPONSE, choices=choices)
+        if content.code is not None or content.code_result is not None:
+            # Go v0 turns code into a partial delta; trpc agents emit it as a full message.
+            return factory.new(
+                unit,
+                object=unit.meta.object_type or ObjectType.CODE_EXECUTION,
+                choices=[Choice(message=text_message(unit.role, content))],
+            )
+        if unit.meta.object_type == ObjectType.COMPLETION:
+            return self._completing_event(unit)
+        return self._delta_event(unit)
+
+    def _tool_call_event(self, unit: Unit) -> AgentEvent:
+        message = tool_call_message(unit.content)
+        pieces = self._pieces.pop(unit.event_id, None)
+        if pieces is not None and not (message.content or message.reasoning_content):
+            # The Go server drops the text an LLM wrote next to its tool calls, but it
+            # streamed it first under the same id: restore the complete response.
+            message.content = pieces.text
+            message.reasoning_content = pieces.reasoning
+        return self._factory.new(
+            unit, object=ObjectType.COMPLETION, choices=[Choice(message=message)]
+        )
+
+    def _completing_event(self, unit: Unit) -> AgentEvent:
+        """A non-partial ``chat.completion`` text frame: the complete response.
+
+        The Go v0 server re-sends the full text after its deltas (Go v0's client then
+        shows it twice); trpc's v1 server sends the frame with no parts. Either way the
+        event carries the complete text in ``message`` and no ``delta``.
+        """
+        pieces = self._pieces.pop(unit.event_id, _Pieces())
+        message = text_message(unit.role, unit.content)
+        if not message.content:
+            message.content = pieces.text
+        if not message.reasoning_content:
+            message.reasoning_content = pieces.reasoning
+        return self._factory.new(
+            unit, object=ObjectType.COMPLETION, choices=[Choice(message=message)]
+        )
+
+    def _delta_event(self, unit: Unit) -> AgentEvent:
+        content = unit.content
+        object_type = unit.meta.object_type or ObjectType.CHUNK
+        graph_done = object_type == ObjectType.GRAPH_EXECUTION
+        if object_type == ObjectType.CHUNK and (content.text or content.reasoning):
+            pieces = self._pieces.setdefault(unit.event_id, _Pieces())
+            pieces.text += content.text
+            pieces.reasoning += content.reasoning
+        return self._factory.new(
+            unit,
+            object=object_type,
+            is_partial=not graph_done,
+            done=graph_done,
+            choices=[Choice(delta=text_message(unit.role, content))],
+        )
+
+
+def decode_stream(
+    results: Iterable[Any], *, mappers: Sequence[DataPartMapper] = ()
+) -> list[AgentEvent]:
+    """All events of a complete stream (a convenience for tests and replays)."""
+    decoder = StreamDecoder(mappers=mappers)
+    return [event for result in results for event in decoder.feed(result)]

@@ -1,0 +1,299 @@
+"""Message-like units (a message, an artifact, a status) and the events built from them
+(``docs/wire-spec.md`` §4.3–§4.4): the response metadata of a unit, the error rules, and
+the units of each kind of frame, shared by the unary and the stream decoder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trpc_bridge.codecs.a2a.frames import (
+    FAILURE_STATES,
+    TERMINAL_STATES,
+    ArtifactFrame,
+    JsonMap,
+    StatusFrame,
+    TaskFrame,
+    WireMessage,
+    as_str,
+    normalise_state,
+)
+from trpc_bridge.codecs.trpc.decode.parts import Content, DataPartMapper, parse_parts
+from trpc_bridge.codecs.trpc.keys import (
+    ERROR_KEYS,
+    META_ERROR_CODE,
+    META_ERROR_MESSAGE,
+    META_ERROR_PARAM,
+    META_ERROR_TYPE,
+    META_OBJECT_TYPE,
+    META_RESPONSE_ID,
+    META_STATE_DELTA,
+    META_TAG,
+    META_TASK_STATE,
+    decode_state_delta,
+)
+from trpc_bridge.events import (
+    AgentEvent,
+    ChatMessage,
+    Choice,
+    ErrorType,
+    ObjectType,
+    ResponseError,
+    Role,
+    Tag,
+)
+
+#: The status message of a frame that has none.
+NO_MESSAGE = WireMessage("", "agent", (), {})
+
+
+@dataclass(frozen=True)
+class Meta:
+    """Response metadata of one message (§4.3 "Message metadata")."""
+
+    object_type: str
+    tag: str
+    response_id: str
+    state_delta: dict[str, bytes | None]
+    task_state: str
+    raw: JsonMap
+
+    @classmethod
+    def read(cls, metadata: JsonMap, task_state: str = "") -> Meta:
+        state = task_state or normalise_state(metadata.get(META_TASK_STATE))
+        return cls(
+            object_type=as_str(metadata.get(META_OBJECT_TYPE)),
+            tag=as_str(metadata.get(META_TAG)),
+            response_id=as_str(metadata.get(META_RESPONSE_ID)),
+            state_delta=decode_state_delta(metadata.get(META_STATE_DELTA)),
+            task_state=state,
+            raw=metadata,
+        )
+
+    def error(self, fallback_text: str) -> ResponseError | None:
+        """trpc's ``ResponseErrorFromMetadata``."""
+        present = self.object_type == ObjectType.ERROR or any(
+            as_str(self.raw.get(k)) for k in ERROR_KEYS
+        )
+        if not present:
+            return None
+        code = as_str(self.raw.get(META_ERROR_CODE))
+        param = as_str(self.raw.get(META_ERROR_PARAM))
+        return ResponseError(
+            type=as_str(self.raw.get(META_ERROR_TYPE)) or ErrorType.FLOW,
+            message=as_str(self.raw.get(META_ERROR_MESSAGE)) or fallback_text,
+            code=code or None,
+            param=param or None,
+        )
+
+    def is_failure(self) -> bool:
+        return self.task_state in FAILURE_STATES
+
+
+def merged(*maps: JsonMap) -> dict[str, Any]:
+    """Later maps win (trpc v1: status.message.metadata overlaid by the outer metadata)."""
+    out: dict[str, Any] = {}
+    for m in maps:
+        out.update(m)
+    return out
+
+
+def _failure_text(state: str) -> str:
+    return f"remote task {state}"
+
+
+def _role(role: str) -> str:
+    return Role.USER if role == "user" else Role.ASSISTANT
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One message-like unit to turn into an event: a message, an artifact, a status."""
+
+    fallback_id: str
+    role: str
+    content: Content
+    meta: Meta
+    #: From a failure-state / final status or a ``lastChunk`` artifact: errors are terminal.
+    terminal_frame: bool = False
+
+    @property
+    def event_id(self) -> str:
+        return self.meta.response_id or self.fallback_id
+
+
+class EventFactory:
+    def __init__(self, invocation_id: str, author: str) -> None:
+        self._invocation_id = invocation_id
+        self._author = author
+
+    def new(self, unit: Unit, **fields: Any) -> AgentEvent:
+        tag = unit.meta.tag
+        if not tag and unit.content.code is not None:
+            tag = Tag.CODE  # ADK peers send code parts without trpc's tag
+        elif not tag and unit.content.code_result is not None:
+            tag = Tag.CODE_RESULT
+        return AgentEvent(
+            id=unit.event_id,
+            tag=tag,
+            state_delta=unit.meta.state_delta,
+            invocation_id=self._invocation_id,
+            author=self._author,
+            **fields,
+        )
+
+    def error_event(self, unit: Unit) -> AgentEvent | None:
+        """Rules 1 and 2 of §4.4: failure states and structured errors."""
+        content = unit.content
+        if unit.meta.is_failure():
+            failure = unit.meta.error(content.text) or ResponseError(
+                type=ErrorType.FLOW, message=content.text or _failure_text(unit.meta.task_state)
+            )
+            return self.new(unit, object=ObjectType.ERROR, done=True, error=failure)
+        error = unit.meta.error(content.text)
+        if error is None:
+            return None
+        if unit.terminal_frame:
+            return self.new(unit, object=ObjectType.ERROR, done=True, error=error)
+        message = ChatMessage(
+            role=_role(unit.role),
+            content=content.shown_text() or error.message,
+            reasoning_content=content.reasoning,
+        )
+        object_type = unit.meta.object_type
+        return self.new(
+            unit,
+            object=ObjectType.COMPLETION if object_type in ("", ObjectType.ERROR) else object_type,
+            error=error,
+            choices=[Choice(message=message)],
+        )
+
+
+def tool_call_message(content: Content) -> ChatMessage:
+    return ChatMessage(
+        role=Role.ASSISTANT,
+        content=content.text,
+        reasoning_content=content.reasoning,
+        tool_calls=content.tool_calls,
+        content_parts=content.content_parts,
+    )
+
+
+def text_message(role: str, content: Content) -> ChatMessage:
+    return ChatMessage(
+        role=_role(role),
+        content=content.shown_text(),
+        reasoning_content=content.reasoning,
+        content_parts=content.content_parts,
+    )
+
+
+def has_text(content: Content) -> bool:
+    return bool(content.text or content.reasoning or content.content_parts)
+
+
+def inferred_object(content: Content) -> str:
+    if content.tool_calls:
+        return ObjectType.COMPLETION
+    if content.tool_responses:
+        return ObjectType.TOOL_RESPONSE
+    if content.code is not None or content.code_result is not None:
+        return ObjectType.CODE_EXECUTION
+    return ObjectType.COMPLETION
+
+
+RESPONSE_KEYS = (META_OBJECT_TYPE, META_TAG, META_RESPONSE_ID, META_STATE_DELTA)
+
+
+def has_response_metadata(metadata: JsonMap) -> bool:
+    return (
+        any(metadata.get(k) for k in RESPONSE_KEYS)
+        or any(as_str(metadata.get(k)) for k in ERROR_KEYS)
+        or metadata.get(META_OBJECT_TYPE) == ObjectType.ERROR
+    )
+
+
+def message_unit(
+    message: WireMessage,
+    mappers: Sequence[DataPartMapper],
+    *,
+    extra: JsonMap | None = None,
+    state: str = "",
+) -> Unit:
+    return Unit(
+        fallback_id=message.message_id,
+        role=message.role,
+        content=parse_parts(message.parts, mappers),
+        meta=Meta.read(merged(message.metadata, extra or {}), state),
+    )
+
+
+def task_units(
+    task: TaskFrame,
+    mappers: Sequence[DataPartMapper],
+    *,
+    history: bool = True,
+    seen_artifacts: set[str] | None = None,
+) -> list[Unit]:
+    """A Task's units: its agent history (``history``: a unary result; a stream has sent
+    it already), then on a failure state its status message; otherwise its artifacts
+    (those not in ``seen_artifacts``, which it updates) and a final status message —
+    Go v0 ignores that message, a2a-sdk servers put their answers there."""
+    # a2a-sdk servers keep the caller's own message in the history; it is not output.
+    units = [message_unit(m, mappers) for m in task.history if m.role != "user"] if history else []
+    if task.state in FAILURE_STATES:
+        status = task.status_message or NO_MESSAGE
+        units.append(message_unit(status, mappers, extra=task.metadata, state=task.state))
+        return units
+    for artifact in task.artifacts:
+        if seen_artifacts is not None:
+            if artifact.artifact_id in seen_artifacts:
+                continue
+            seen_artifacts.add(artifact.artifact_id)
+        units.append(
+            Unit(
+                fallback_id=artifact.artifact_id,
+                role="agent",
+                content=parse_parts(artifact.parts, mappers),
+                meta=Meta.read(merged(task.metadata, artifact.metadata)),
+            )
+        )
+    final = task.status_message
+    if final is not None and final.parts and final.role != "user":
+        units.append(message_unit(final, mappers, extra=task.metadata))
+    return units
+
+
+def update_units(
+    frame: StatusFrame | ArtifactFrame, mappers: Sequence[DataPartMapper]
+) -> list[Unit]:
+    if isinstance(frame, ArtifactFrame):
+        return [artifact_unit(frame, mappers)]
+    message = frame.message or NO_MESSAGE
+    return [status_unit(frame, message, mappers)]
+
+
+def artifact_unit(frame: ArtifactFrame, mappers: Sequence[DataPartMapper]) -> Unit:
+    return Unit(
+        fallback_id=frame.artifact.artifact_id,
+        role="agent",
+        content=parse_parts(frame.artifact.parts, mappers),
+        # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
+        meta=Meta.read(merged(frame.artifact.metadata, frame.metadata)),
+        terminal_frame=frame.last_chunk,
+    )
+
+
+def status_unit(
+    frame: StatusFrame, message: WireMessage, mappers: Sequence[DataPartMapper]
+) -> Unit:
+    state = frame.state if frame.state in FAILURE_STATES else ""
+    return Unit(
+        fallback_id=message.message_id,
+        role=message.role or "agent",
+        content=parse_parts(message.parts, mappers),
+        # Go v0 never reads status.message.metadata; v1 merges it under the outer one.
+        meta=Meta.read(merged(message.metadata, frame.metadata), state),
+        terminal_frame=frame.state in TERMINAL_STATES,
+    )

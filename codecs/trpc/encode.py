@@ -1,0 +1,420 @@
+"""Agent events → A2A, as trpc-agent-go's server writes them (``docs/wire-spec.md`` §2).
+
+Pure functions over a2a-sdk protobuf types: one agent event becomes a list of parts plus
+message-level metadata (:func:`encode_event`); the runtime wraps that into a streaming
+artifact update (:func:`artifact_update`) or collects it for a unary answer
+(:func:`pack_unary`). Stream framing (``submitted`` … final ``lastChunk`` artifact …
+``completed``) and structured errors have their own constructors.
+
+Deliberate deviations from trpc-agent-go's v0 server (also listed in the README):
+
+- **Text next to tool calls is kept.** trpc drops the ``content`` / ``reasoning_content``
+  an LLM produces alongside tool calls (§2.3, §7.3), although its own client reads text
+  next to tool calls (§4.4 rule 3). The bridge writes it as TextParts (reasoning with
+  thought metadata first) *before* the function_call DataParts of the same artifact.
+- **Response metadata is also on ``Artifact.metadata``** (as trpc's v1 server does), so
+  non-streaming results and ``tasks/get`` — where the SDK keeps no event-level metadata —
+  still carry ``object_type`` / ``tag`` / ``llm_response_id`` / ``state_delta``.
+- **``append``** is set the way A2A means it (trpc v0 never sets it, v1 sets it after the
+  first sighting): ``true`` for a partial event whose artifact id was already sent,
+  ``false`` otherwise — so the full text trpc re-sends after its chunks *replaces* the
+  chunks instead of being appended to them.
+- **Metadata-only frames carry ``"parts": []``**, not ``null``: pydantic 0.3 clients
+  reject ``null``; Go reads both.
+- **Multimodal content parts** of text events are forwarded as file parts with
+  ``content_type`` metadata (trpc v1 behaviour; v0 drops them).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from a2a.types import (
+    Artifact,
+    Message,
+    Part,
+    Role,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+
+from trpc_bridge.codecs.a2a.proto_struct import fill_struct
+from trpc_bridge.codecs.encoding import EncodeOptions
+from trpc_bridge.codecs.trpc.keys import (
+    ADK_PREFIX,
+    CODE_EXECUTION_RESULT,
+    DEFAULT_ERROR_TEXT,
+    EXECUTABLE_CODE,
+    FUNCTION_CALL,
+    FUNCTION_RESPONSE,
+    META_ADK_APP_NAME,
+    META_ADK_SESSION_ID,
+    META_ADK_USER_ID,
+    META_ERROR_CODE,
+    META_ERROR_MESSAGE,
+    META_ERROR_PARAM,
+    META_ERROR_TYPE,
+    META_OBJECT_TYPE,
+    META_RESPONSE_ID,
+    META_STATE_DELTA,
+    META_TAG,
+    META_TASK_STATE,
+    PART_THOUGHT,
+    PART_TYPE,
+    STATE_LAST_RESPONSE_ID,
+    encode_state_delta,
+)
+from trpc_bridge.codecs.trpc.request import content_part_to_a2a
+from trpc_bridge.events import AgentEvent, ChatMessage, ErrorType, ObjectType, Tag
+from trpc_bridge.names import new_id
+
+
+@dataclass
+class EncodedMessage:
+    """One agent event as A2A content: its parts and message-level metadata."""
+
+    parts: list[Part]
+    metadata: dict[str, Any]
+    #: The event's LLM response id: the streaming ``artifactId``.
+    response_id: str
+    #: The event was partial (a streamed delta).
+    partial: bool = False
+
+
+# --- parts ----------------------------------------------------------------------------
+
+
+def _part_metadata(options: EncodeOptions, key: str, value: Any) -> dict[str, Any]:
+    if options.adk_compat:
+        return {ADK_PREFIX + key: value, key: value}
+    return {key: value}
+
+
+def _text_part(text: str, metadata: Mapping[str, Any] | None = None) -> Part:
+    part = Part(text=text)
+    if metadata:
+        fill_struct(part.metadata, metadata)
+    return part
+
+
+def _data_part(options: EncodeOptions, data_type: str, data: Mapping[str, Any]) -> Part:
+    part = Part()
+    part.data.struct_value.update(dict(data))
+    part.metadata.update(_part_metadata(options, PART_TYPE, data_type))
+    return part
+
+
+def _text_parts(message: ChatMessage, options: EncodeOptions) -> list[Part]:
+    """Reasoning (with thought metadata) first, then content; empty texts write nothing."""
+    parts: list[Part] = []
+    if message.reasoning_content:
+        thought = _part_metadata(options, PART_THOUGHT, True)
+        parts.append(_text_part(message.reasoning_content, thought))
+    if message.content:
+        parts.append(_text_part(message.content))
+    parts.extend(content_part_to_a2a(p) for p in message.content_parts)
+    return parts
+
+
+def _tool_parts(event: AgentEvent, options: EncodeOptions) -> list[Part]:
+    parts: list[Part] = []
+    first = event.choices[0].message
+    if first.tool_calls:
+        # Deviation: trpc drops this text; its own client would read it (§4.4 rule 3).
+        parts.extend(_text_parts(first.model_copy(update={"content_parts": []}), options))
+        for call in first.tool_calls:
+            data = {
+                "args": call.function.arguments,
+                "id": call.id,
+                "name": call.function.name,
+                "type": call.type,
+            }
+            parts.append(_data_part(options, FUNCTION_CALL, data))
+    for msg in event.tool_results:
+        data = {"id": msg.tool_id, "name": msg.tool_name}
+        if msg.content:
+            data["response"] = msg.content
+        parts.append(_data_part(options, FUNCTION_RESPONSE, data))
+    return parts
+
+
+def _code_parts(event: AgentEvent, options: EncodeOptions) -> list[Part]:
+    content = event.choices[0].message.content
+    if not content:
+        return []
+    if event.has_tag(Tag.CODE_RESULT):  # the result tag wins when both are present
+        return [_data_part(options, CODE_EXECUTION_RESULT, {"outcome": "", "output": content})]
+    if event.has_tag(Tag.CODE):
+        return [_data_part(options, EXECUTABLE_CODE, {"code": content, "language": "unknown"})]
+    return []
+
+
+def graph_object_allowed(object_type: str, allowlist: Iterable[str]) -> bool:
+    """trpc's ``matchesAllowedGraphObjectType``: exact, ``prefix*``, ``*suffix``, ``*``."""
+    return any(fnmatch.fnmatchcase(object_type, pattern) for pattern in allowlist)
+
+
+def response_metadata(event: AgentEvent) -> dict[str, Any]:
+    """``object_type`` / ``tag`` / ``llm_response_id`` / ``state_delta``, each only when
+    non-empty (trpc's ``buildMessageMetadata``)."""
+    metadata: dict[str, Any] = {}
+    if event.object:
+        metadata[META_OBJECT_TYPE] = event.object
+    if event.tag:
+        metadata[META_TAG] = event.tag
+    if event.id:
+        metadata[META_RESPONSE_ID] = event.id
+    if event.state_delta:
+        metadata[META_STATE_DELTA] = encode_state_delta(event.state_delta)
+    return metadata
+
+
+def _contentful(metadata: Mapping[str, Any]) -> bool:
+    # trpc's hasContentfulMetadata: the response id alone is not content.
+    return any(key != META_RESPONSE_ID for key in metadata)
+
+
+def encode_event(
+    event: AgentEvent, options: EncodeOptions, *, streaming: bool
+) -> EncodedMessage | None:
+    """The parts and metadata of one non-terminal event, or ``None`` when trpc sends
+    nothing for it. Terminal errors (:meth:`AgentEvent.is_terminal_error`) and the
+    runner completion are the caller's: see :func:`error_metadata`, :func:`pack_unary`
+    and :func:`final_artifact_update`."""
+    if event.object.startswith(ObjectType.GRAPH_PREFIX) and not graph_object_allowed(
+        event.object, options.graph_allowlist
+    ):
+        return None
+    if event.is_terminal_error():
+        raise ValueError("terminal error events are encoded by error_metadata()")
+    metadata = response_metadata(event)
+    parts: list[Part]
+    if not event.choices:
+        parts = []
+    elif event.is_tool_event():
+        parts = _tool_parts(event, options)
+    elif event.object == ObjectType.CODE_EXECUTION:
+        parts = _code_parts(event, options)
+        if not parts:
+            return None  # a code event without a code tag or content is dropped
+    else:
+        choice = event.choices[0]
+        if streaming:
+            parts = _text_parts(choice.delta, options)
+            if not event.is_partial:
+                # A non-partial event's full message replaces its delta when it has any.
+                full = _text_parts(choice.message, options)
+                parts = full or parts
+        else:
+            parts = _text_parts(choice.message, options)
+    if not parts and not _contentful(metadata):
+        return None
+    return EncodedMessage(
+        parts=parts, metadata=metadata, response_id=event.id, partial=event.is_partial
+    )
+
+
+_NO_ADK = EncodeOptions(adk_compat=False)
+
+
+def streamed_text(
+    event: AgentEvent, options: EncodeOptions
+) -> tuple[str, dict[str, Any] | None] | None:
+    """``(text, part metadata)`` when ``event`` is a streamed delta of answer or reasoning
+    text — a partial ``chat.completion.chunk`` that :func:`encode_event` (streaming) makes
+    exactly one text part — found without building it; ``None`` otherwise (and for
+    anything unusual: the general path is always right, this one only faster)."""
+    if (
+        event.object != ObjectType.CHUNK
+        or not event.is_partial
+        or event.error is not None
+        or len(event.choices) != 1
+    ):
+        return None
+    choice = event.choices[0]
+    if choice.message.tool_calls or choice.message.is_tool_result:
+        return None  # a tool event: its parts come from the message
+    delta = choice.delta
+    if delta.content_parts or (delta.reasoning_content and delta.content):
+        return None
+    if delta.reasoning_content:
+        return delta.reasoning_content, _part_metadata(options, PART_THOUGHT, True)
+    if delta.content:
+        return delta.content, None
+    return None
+
+
+# --- streaming envelope ---------------------------------------------------------------
+
+
+def task_status(state: TaskState, message: Message | None = None) -> TaskStatus:
+    """A status stamped now."""
+    status = TaskStatus(state=state)
+    status.timestamp.GetCurrentTime()
+    if message is not None:
+        status.message.CopyFrom(message)
+    return status
+
+
+def artifact_update(
+    encoded: EncodedMessage, *, task_id: str, context_id: str, append: bool = False
+) -> TaskArtifactUpdateEvent:
+    """A streaming frame: ``artifactId`` = LLM response id, metadata on the event and
+    (deviation, as trpc v1) on the artifact."""
+    artifact = Artifact(artifact_id=encoded.response_id, parts=encoded.parts)
+    update = TaskArtifactUpdateEvent(
+        task_id=task_id, context_id=context_id, artifact=artifact, append=append
+    )
+    if encoded.metadata:
+        fill_struct(update.metadata, encoded.metadata)
+        update.artifact.metadata.CopyFrom(update.metadata)  # a copy is cheaper than a rebuild
+    return update
+
+
+def submitted_status(
+    *,
+    task_id: str,
+    context_id: str,
+    app_name: str,
+    user_id: str,
+    options: EncodeOptions = _NO_ADK,
+) -> TaskStatusUpdateEvent:
+    """The first frame of a stream; trpc's ADK compatibility adds app/session/user."""
+    update = TaskStatusUpdateEvent(
+        task_id=task_id,
+        context_id=context_id,
+        status=task_status(TaskState.TASK_STATE_SUBMITTED),
+    )
+    if options.adk_compat:
+        update.metadata.update(
+            {
+                META_ADK_APP_NAME: app_name,
+                META_ADK_SESSION_ID: context_id,
+                META_ADK_USER_ID: user_id,
+            }
+        )
+    return update
+
+
+def completed_status(*, task_id: str, context_id: str) -> TaskStatusUpdateEvent:
+    return TaskStatusUpdateEvent(
+        task_id=task_id, context_id=context_id, status=task_status(TaskState.TASK_STATE_COMPLETED)
+    )
+
+
+def _last_response_id(delta: Mapping[str, bytes | None]) -> str:
+    raw = delta.get(STATE_LAST_RESPONSE_ID)
+    if not raw:
+        return ""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def final_metadata(completion: AgentEvent | None) -> dict[str, Any]:
+    """trpc's ``buildFinalStreamingMetadata`` for the runner-completion event."""
+    if completion is None:
+        return {}
+    metadata: dict[str, Any] = {}
+    response_id = _last_response_id(completion.state_delta)
+    if response_id:
+        metadata[META_RESPONSE_ID] = response_id
+    if completion.error is not None:
+        # Runner-completion errors carry no task_state: the stream still completes.
+        metadata.update(error_metadata(completion, with_task_state=False))
+    if completion.state_delta:
+        metadata[META_STATE_DELTA] = encode_state_delta(completion.state_delta)
+    return metadata
+
+
+def final_artifact_update(
+    *,
+    task_id: str,
+    context_id: str,
+    completion: AgentEvent | None = None,
+    last_artifact_id: str = "",
+) -> TaskArtifactUpdateEvent:
+    """The empty ``lastChunk`` artifact that closes a trpc stream. ``last_artifact_id``
+    gives trpc v1's shape (that id, ``append: true``); empty gives v0's (``""``)."""
+    encoded = EncodedMessage(
+        parts=[], metadata=final_metadata(completion), response_id=last_artifact_id
+    )
+    update = artifact_update(
+        encoded, task_id=task_id, context_id=context_id, append=bool(last_artifact_id)
+    )
+    update.last_chunk = True
+    return update
+
+
+# --- errors ---------------------------------------------------------------------------
+
+
+def error_task_state(event: AgentEvent) -> TaskState:
+    if event.error is not None and event.error.type == ErrorType.STOP_AGENT:
+        return TaskState.TASK_STATE_CANCELED
+    return TaskState.TASK_STATE_FAILED
+
+
+def error_metadata(event: AgentEvent, *, with_task_state: bool = True) -> dict[str, Any]:
+    """Structured error metadata (trpc's ``buildTaskErrorMetadata``), empty values left out."""
+    error = event.error
+    metadata: dict[str, Any] = {META_OBJECT_TYPE: ObjectType.ERROR}
+    if error is not None:
+        for key, value in (
+            (META_ERROR_TYPE, error.type),
+            (META_ERROR_MESSAGE, error.message),
+            (META_ERROR_CODE, error.code),
+            (META_ERROR_PARAM, error.param),
+        ):
+            if value:
+                metadata[key] = value
+    if with_task_state:
+        canceled = error_task_state(event) == TaskState.TASK_STATE_CANCELED
+        metadata[META_TASK_STATE] = "canceled" if canceled else "failed"
+        if event.id:
+            metadata[META_RESPONSE_ID] = event.id
+    return metadata
+
+
+def error_status_message(event: AgentEvent, *, task_id: str, context_id: str) -> Message:
+    """trpc's ``buildTaskErrorMessage``: the error text, with the error metadata."""
+    message = Message(
+        message_id=event.id or new_id("msg"),
+        task_id=task_id,
+        context_id=context_id,
+        role=Role.ROLE_AGENT,
+    )
+    if event.error is not None and event.error.message:
+        message.parts.append(Part(text=event.error.message))
+    message.metadata.update(error_metadata(event))
+    return message
+
+
+def error_status(event: AgentEvent, *, task_id: str, context_id: str) -> TaskStatusUpdateEvent:
+    """The final failed/canceled status of a stream that ended in a terminal error."""
+    message = error_status_message(event, task_id=task_id, context_id=context_id)
+    update = TaskStatusUpdateEvent(
+        task_id=task_id,
+        context_id=context_id,
+        status=task_status(error_task_state(event), message),
+    )
+    update.metadata.update(error_metadata(event))
+    return update
+
+
+def generic_error_message(*, context_id: str) -> Message:
+    """trpc's default ``ErrorHandler`` answer (structured errors off)."""
+    return Message(
+        message_id=new_id("msg"),
+        context_id=context_id,
+        role=Role.ROLE_AGENT,
+        parts=[Part(text=DEFAULT_ERROR_TEXT)],
+    )

@@ -1,0 +1,319 @@
+"""Whole trpc runs (``docs/wire-spec.md`` §2.4, §2.6, §2.10): the stream envelope and the
+unary packing around the per-event encoding of :mod:`trpc_bridge.codecs.trpc.encode`,
+registered as the ``trpc`` encoding.
+
+On the A2A 1.0 wire (JSON-RPC 1.0, REST, gRPC) the stream takes the shape of trpc's v1
+server: an id-less event (a tool result, code) gets an artifact id ``artifact-<uuid>``,
+the final chunk names the last artifact id with ``append: true``, and (for 1.0's required
+fields) no message or artifact goes out without a part. Unlike trpc v1, which shares one
+fallback id among all id-less events of a run, each gets its own: under A2A's artifact
+semantics a repeated id without ``append`` *replaces* the artifact, so a shared id would
+make a code result replace its code (``docs/wire-spec.md`` §2.10).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from a2a.types import Message, Role, Task, TaskArtifactUpdateEvent, TaskState
+
+from trpc_bridge.codecs.a2a.proto_struct import fill_struct
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
+from trpc_bridge.codecs.encoding import (
+    EncodingRequest,
+    ProtoFrame,
+    RunTarget,
+    StreamFrame,
+    WireVersion,
+    fill_required_parts,
+)
+from trpc_bridge.codecs.trpc.encode import (
+    EncodedMessage,
+    artifact_update,
+    completed_status,
+    encode_event,
+    error_metadata,
+    error_status,
+    error_status_message,
+    error_task_state,
+    final_artifact_update,
+    generic_error_message,
+    response_metadata,
+    streamed_text,
+    submitted_status,
+    task_status,
+)
+from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
+from trpc_bridge.codecs.trpc.request import supports_spec_version
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.names import new_id
+
+
+def unary_task_id(request_message_id: str) -> str:
+    """``task-<request messageId>-<unix nanos>`` (trpc's ``buildMessageProcessingResult``)."""
+    return f"task-{request_message_id}-{time.time_ns()}"
+
+
+#: Enum members read once: each ``Role.ROLE_AGENT`` is a Python ``__getattr__`` call.
+_ROLE_AGENT = Role.ROLE_AGENT
+_COMPLETED = TaskState.TASK_STATE_COMPLETED
+
+
+def _fill_agent_message(message: Message, encoded: EncodedMessage, message_id: str) -> Message:
+    message.message_id = message_id
+    message.role = _ROLE_AGENT
+    message.parts.extend(encoded.parts)
+    if encoded.metadata:
+        fill_struct(message.metadata, encoded.metadata)
+    return message
+
+
+def _history(task: Task, messages: Sequence[EncodedMessage]) -> None:
+    """``messages`` as the task's history, built in place (a ``Task(history=[...])``
+    copies every message it is given)."""
+    for encoded in messages:
+        _fill_agent_message(task.history.add(), encoded, new_id("msg"))
+
+
+def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
+    """Merge the runner completion's state delta into the last message's ``state_delta``
+    (trpc's ``mergeRunnerCompletionStateDeltaIntoLastMessage``)."""
+    if not messages or not completion.state_delta:
+        return
+    last = messages[-1].metadata
+    merged = dict(last.get(META_STATE_DELTA, {}))
+    merged.update(encode_state_delta(completion.state_delta))
+    last[META_STATE_DELTA] = dict(sorted(merged.items()))
+
+
+def pack_unary(
+    messages: Sequence[EncodedMessage],
+    *,
+    context_id: str,
+    task_id: str,
+) -> Message | Task:
+    """§2.6: one message → that ``Message``; several → a completed ``Task`` whose history
+    is all but the last and whose single artifact is the last (artifactId = its id).
+    The caller has already merged the runner completion (:func:`merge_completion_state`)
+    and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
+    if len(messages) == 1:
+        message = _fill_agent_message(Message(), messages[0], new_id("msg"))
+        message.context_id = context_id
+        return message
+    *history, last = messages
+    task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
+    _history(task, history)
+    artifact = task.artifacts.add(artifact_id=new_id("msg"))
+    artifact.parts.extend(last.parts)
+    if last.metadata:
+        fill_struct(artifact.metadata, last.metadata)
+    return task
+
+
+def unary_error_task(
+    event: AgentEvent,
+    messages: Sequence[EncodedMessage],
+    *,
+    context_id: str,
+    task_id: str,
+) -> Task:
+    """Structured unary failure: history so far, failed/canceled status, error metadata."""
+    task = Task(
+        id=task_id,
+        context_id=context_id,
+        status=task_status(
+            error_task_state(event),
+            error_status_message(event, task_id=task_id, context_id=context_id),
+        ),
+    )
+    _history(task, messages)
+    task.metadata.update(error_metadata(event))
+    return task
+
+
+class StreamEncoder:
+    """One streaming run (§2.4): ``submitted`` → artifact updates → empty ``lastChunk``
+    artifact → ``completed``; or a terminal error frame instead of the last two.
+
+    Remembers which artifact ids were sent (for ``append``) and the last one (1.0's final
+    chunk); ``done`` turns true when the run's last frame has been produced.
+    """
+
+    def __init__(self, run: RunTarget) -> None:
+        self.task_id = run.task_id
+        self.context_id = run.context_id
+        self.options = run.options
+        self.v1 = run.wire is WireVersion.V1_0
+        # The 1.0 wire keeps protobuf frames (its own artifact ids and required parts).
+        self.text_deltas = run.text_deltas and not self.v1
+        self.done = False
+        self._seen: set[str] = set()
+        self._shapes: dict[tuple[Any, ...], TaskArtifactUpdateEvent] = {}
+        self._last_id = ""
+
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return [
+            submitted_status(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                app_name=app_name,
+                user_id=user_id,
+                options=self.options,
+            )
+        ]
+
+    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+        if self.done:
+            return []
+        if event.is_runner_completion():
+            return self._finish(event)
+        if event.is_terminal_error():
+            self.done = True
+            if not self.options.structured_errors:
+                return self._out(generic_error_message(context_id=self.context_id))
+            return self._out(error_status(event, task_id=self.task_id, context_id=self.context_id))
+        streamed = streamed_text(event, self.options)
+        if streamed is not None:  # the hot shape: no EncodedMessage, no dispatch
+            delta = self._text_delta(event, *streamed)
+            if self.text_deltas:
+                return [delta]
+            return self._out(self._delta_proto(delta))
+        encoded = encode_event(event, self.options, streaming=True)
+        if encoded is None:
+            return []
+        if self.v1 and not encoded.response_id:
+            encoded.response_id = new_id("artifact")
+        artifact_id = encoded.response_id
+        append = encoded.partial and bool(artifact_id) and artifact_id in self._seen
+        self._seen.add(artifact_id)
+        self._last_id = artifact_id
+        update = artifact_update(
+            encoded, task_id=self.task_id, context_id=self.context_id, append=append
+        )
+        return self._out(update)
+
+    def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> TextDelta:
+        """What :func:`artifact_update` would build for a streamed text delta, unbuilt."""
+        artifact_id = event.id or (new_id("artifact") if self.v1 else "")
+        append = bool(artifact_id) and artifact_id in self._seen
+        self._seen.add(artifact_id)
+        self._last_id = artifact_id
+        return TextDelta(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            artifact_id=artifact_id,
+            text=text,
+            append=append,
+            metadata=response_metadata(event),
+            part_metadata=part_metadata,
+        )
+
+    def _delta_proto(self, delta: TextDelta) -> TaskArtifactUpdateEvent:
+        """``delta.to_proto()``, copied from a per-run template of its shape (a response's
+        deltas share all but their text): a third of the cost of building it."""
+        try:
+            shape = delta.shape()
+        except TypeError:  # a state delta in the metadata: rare, built in full
+            return delta.to_proto()
+        template = self._shapes.get(shape)
+        if template is None:
+            if len(self._shapes) >= 64:
+                self._shapes.clear()
+            template = self._shapes[shape] = delta._replace(text="").to_proto()
+        update = TaskArtifactUpdateEvent()
+        update.CopyFrom(template)
+        update.artifact.parts[0].text = delta.text
+        return update
+
+    def close(self) -> list[StreamFrame]:
+        """The agent's iterator ended without a runner completion: trpc v0 still sends
+        the final artifact and ``completed``."""
+        return self._finish(None)
+
+    def _finish(self, completion: AgentEvent | None) -> list[StreamFrame]:
+        if self.done:
+            return []
+        self.done = True
+        final = final_artifact_update(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            completion=completion,
+            last_artifact_id=(self._last_id or new_id("artifact")) if self.v1 else "",
+        )
+        # trpc v1: ``append`` says whether an artifact was sent before (1.0 needs an id).
+        final.append = self.v1 and bool(self._last_id)
+        return [
+            *self._out(final),
+            completed_status(task_id=self.task_id, context_id=self.context_id),
+        ]
+
+    def _out(self, frame: ProtoFrame) -> list[StreamFrame]:
+        if self.v1:
+            fill_required_parts(frame)
+        return [frame]
+
+
+class UnaryEncoder:
+    """One ``message/send`` run (§2.6). Feed events with :meth:`add` until it returns
+    ``False`` (a terminal error or the runner completion ended the run), then take
+    :meth:`result`. As in trpc, partial chunks are not skipped: each becomes a
+    metadata-only message (its ``Message`` is empty), so avoid streaming agents behind
+    ``message/send`` or expect those entries in the history.
+    """
+
+    #: trpc packs the answer from every event at the end: nothing streams (see
+    #: :class:`~trpc_bridge.codecs.encoding.UnaryEncoding`).
+    streamed = None
+
+    def __init__(self, run: RunTarget) -> None:
+        self.options = run.options
+        self.v1 = run.wire is WireVersion.V1_0
+        self.messages: list[EncodedMessage] = []
+        self.error: AgentEvent | None = None
+
+    def add(self, event: AgentEvent) -> bool:
+        if event.is_runner_completion():
+            merge_completion_state(self.messages, event)
+            return False
+        if event.is_terminal_error():
+            self.error = event
+            return False
+        encoded = encode_event(event, self.options, streaming=False)
+        if encoded is not None:
+            self.messages.append(encoded)
+        return True
+
+    def result(self, *, context_id: str, task_id: str) -> Message | Task:
+        result: Message | Task
+        if self.error is not None and self.options.structured_errors:
+            result = unary_error_task(
+                self.error, self.messages, context_id=context_id, task_id=task_id
+            )
+        elif self.error is not None or not self.messages:
+            result = generic_error_message(context_id=context_id)
+        else:
+            result = pack_unary(self.messages, context_id=context_id, task_id=task_id)
+        if self.v1:
+            fill_required_parts(result)
+        return result
+
+
+class TrpcEncoding:
+    """trpc-agent-go's own encoding, for callers that declare a supported
+    ``interaction_spec_version`` (§3.1)."""
+
+    name = "trpc"
+
+    def accepts(self, request: EncodingRequest) -> bool:
+        return supports_spec_version(request.spec_version)
+
+    def stream(self, run: RunTarget) -> StreamEncoder:
+        return StreamEncoder(run)
+
+    def unary(self, run: RunTarget) -> UnaryEncoder:
+        return UnaryEncoder(run)
+
+
+TRPC = TrpcEncoding()
