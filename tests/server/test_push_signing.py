@@ -77,7 +77,7 @@ class VerifyingWebhook:
         )
         if claims[BODY_HASH_CLAIM] != hashlib.sha256(body).hexdigest():
             raise jwt.InvalidTokenError("body hash does not match")
-        payload = json.loads(body)
+        payload: dict[str, Any] = json.loads(body)
         (update,) = payload.values()
         task_id = update.get("taskId") or update.get("id")
         if claims["task_id"] != task_id:
