@@ -31,8 +31,15 @@ from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
+from pydantic import SecretStr
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
+from trpc_bridge.agent import (
+    Agent,
+    agent_failure_message,
+    close_events,
+    forwards_caller_token,
+    tools_run_elsewhere,
+)
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.identity import caller_id
@@ -72,6 +79,16 @@ def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: s
         protocol_version=protocol_version,
         headers=headers,
     )
+
+
+def caller_bearer(caller: Caller) -> SecretStr | None:
+    """The bearer token the caller authenticated with (``Authorization: Bearer …``), for
+    an agent that forwards it; ``None`` without one. The authenticator has checked it
+    before any run starts; with only a trusted identity header it is passed on as it
+    came, for the upstream to check."""
+    scheme, _, token = caller.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return SecretStr(token) if scheme.lower() == "bearer" and token else None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -123,6 +140,7 @@ class AgentRunner:
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+        self._forwards_token = forwards_caller_token(agent)
 
     async def run(
         self,
@@ -157,6 +175,8 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
+            if self._forwards_token:
+                request = request.model_copy(update={"caller_token": caller_bearer(caller)})
             events = self.agent.run(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
