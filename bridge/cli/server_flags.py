@@ -162,6 +162,32 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Seconds between rotations of generated push-signing keys; 0 = never.",
         ),
     ),
+    "redact": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--redact/--no-redact",
+            help="Mask secrets (API keys, tokens, private keys) in what the bridge writes for "
+            "its callers: tfrs progress, ACP records and wire log, spans, logs.",
+        ),
+    ),
+    "redact_pattern": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--redact-pattern",
+            help="Another regular expression to mask (besides the built-in credential "
+            "formats); repeatable.",
+        ),
+    ),
+    "redact_hook": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--redact-hook",
+            help="package.module:function (str -> str) applied after the patterns.",
+        ),
+    ),
     "header_timeout": _Flag(
         float,
         typer.Option(
@@ -241,6 +267,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.redaction import policy_of
     from trpc_bridge.server.push.policy import PushPolicy
 
     try:
@@ -252,6 +279,14 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     for name in _POSITIVE:
         if flags[name] <= 0:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    try:
+        policy_of_flags = policy_of(
+            enabled=flags["redact"],
+            extra_patterns=tuple(flags["redact_pattern"] or ()),
+            hook=flags["redact_hook"],
+        )
+    except ValueError as exc:
+        raise FlagError(str(exc)) from None
     if flags["push_key_rotation"] < 0:
         raise FlagError(
             f"--push-key-rotation must be 0 (never) or more, not {flags['push_key_rotation']}"
@@ -265,6 +300,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         playground=flags["playground"],
         legacy_card=flags["legacy_card"],
         card_signing_key=flags["card_signing_key"],
+        redaction=policy_of_flags,
         limits=Limits(
             max_request_bytes=flags["max_request_bytes"],
             max_connections=flags["max_connections"],

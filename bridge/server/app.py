@@ -40,6 +40,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import CARD_PATHS
@@ -84,6 +85,7 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        redaction.install(self.options.redaction)
         self.task_store = make_task_store(
             self.options.durability.task_store, keep_tasks=self.options.durability.keep_tasks
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
+from trpc_bridge.redaction import Redaction
 from trpc_bridge.server.push.policy import PushPolicy
 
 
@@ -107,6 +108,9 @@ class ServerOptions:
     #: PEM private key file that signs the agent card (``a2a/card_signing.py``); empty =
     #: the card is not signed.
     card_signing_key: str = ""
+    #: What is masked in what the bridge writes for its callers (tfrs progress, E2A
+    #: records and wire log, spans, logs): installed for the process at start.
+    redaction: Redaction = field(default_factory=Redaction)
     limits: Limits = field(default_factory=Limits)
     durability: Durability = field(default_factory=Durability)
     encoding: EncodingOptions = field(default_factory=EncodingOptions)

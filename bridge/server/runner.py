@@ -10,6 +10,8 @@ into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
 - ``execute_tool`` spans follow the run's tool calls and results — unless the agent's
   tools run in another process (a remote agent: ``Agent.tools_run_elsewhere``), which
   records them itself;
+- the agent's thinking and error text are masked by the redaction policy
+  (:class:`~trpc_bridge.redaction.EventRedactor`) before any door or encoder sees them;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
 - a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
@@ -33,6 +35,7 @@ from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
 from pydantic import SecretStr
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import (
     Agent,
     agent_failure_message,
@@ -42,6 +45,7 @@ from trpc_bridge.agent import (
 )
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.redaction import EventRedactor
 from trpc_bridge.server.identity import caller_id
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
@@ -180,11 +184,15 @@ class AgentRunner:
             events = self.agent.run(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
+            redactor = EventRedactor(redaction.current())
             try:
                 while (event := await _next_event(events, deadline)) is not None:
-                    if tools is not None:
-                        tools.observe(event)
-                    yield event
+                    for shown in redactor.events(event):
+                        if tools is not None:
+                            tools.observe(shown)
+                        yield shown
+                for shown in redactor.close():
+                    yield shown
             except Exception as exc:  # the agent failed or overran: a terminal run_error
                 if isinstance(exc, _RunTimedOut):
                     logger.warning(
@@ -201,6 +209,8 @@ class AgentRunner:
                     failure = AgentEvent.failure(
                         agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
                     )
+                for shown in redactor.close():
+                    yield shown
                 if tools is not None:
                     tools.observe(failure)
                 yield failure
