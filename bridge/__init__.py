@@ -21,8 +21,8 @@ from trpc_bridge.events import (
     Role,
     Tag,
     ToolCall,
-    new_response_id,
 )
+from trpc_bridge.names import new_response_id
 from trpc_bridge.telemetry.sdk_spans import configure_sdk_spans
 
 # a2a-sdk reads this switch once, when it is first imported: decide it before that

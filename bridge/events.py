@@ -13,13 +13,13 @@ normally have an empty id, exactly as trpc-agent-go produces them.
 from __future__ import annotations
 
 import json
-import os
 import time
-import uuid
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from trpc_bridge.names import new_hex_id
 
 
 class ObjectType:
@@ -168,11 +168,6 @@ class ResponseError(BaseModel):
     param: str | None = None
 
 
-def new_response_id() -> str:
-    """A response id shaped like trpc's / OpenAI's (``chatcmpl-…``)."""
-    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
-
-
 def _now() -> float:
     return time.time()
 
@@ -196,8 +191,7 @@ class AgentEvent(BaseModel):
     author: str = ""
     invocation_id: str = ""
     #: Unique id of this event (not the response id); used where a fresh id is needed.
-    #: 128 random bits as hex: a quarter of the cost of ``uuid4()`` on this hot path.
-    event_id: str = Field(default_factory=lambda: os.urandom(16).hex())
+    event_id: str = Field(default_factory=new_hex_id)
     #: Unix time in seconds.
     timestamp: float = Field(default_factory=_now)
     #: ``object == TASK_STATUS`` only: a :class:`TaskStateName`.

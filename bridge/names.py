@@ -1,5 +1,6 @@
 """Names every transport of the bridge shares, defined once: the identity header, the
-agent card paths, the A2A version header, and how the bridge mints the ids it needs.
+agent card paths, the A2A version header, the transport names, and how the bridge mints
+the ids it needs.
 
 The identity header is trpc-agent-go's default (``WithUserIDHeader``); gRPC carries the
 same name, lower-cased, as metadata. Both card paths are served, and read in this order,
@@ -9,25 +10,51 @@ as trpc-agent-go's v0 client reads them (``docs/wire-spec.md`` §1, §6).
 from __future__ import annotations
 
 import os
+from typing import Final
 
 #: The caller's identity (HTTP header; ``x-user-id`` metadata on gRPC).
-USER_ID_HEADER = "X-User-ID"
+USER_ID_HEADER: Final = "X-User-ID"
+#: The same header as gRPC metadata and as the key of lower-cased header maps.
+USER_ID_KEY: Final = "x-user-id"
 #: The A2A protocol version a 1.0 caller declares on HTTP (a2a-sdk: missing = 0.3).
-A2A_VERSION_HEADER = "A2A-Version"
+A2A_VERSION_HEADER: Final = "A2A-Version"
 #: Well-known agent card paths: A2A's current one first, then the legacy one.
-CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+CARD_PATHS: Final = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+#: The A2A protocol bindings, spelled as cards (``protocolBinding``) and spans spell them.
+TRANSPORT_JSONRPC: Final = "JSONRPC"
+TRANSPORT_REST: Final = "HTTP+JSON"
+TRANSPORT_GRPC: Final = "GRPC"
+#: The bridge's other doors, as their calls and spans name them.
+TRANSPORT_AGUI: Final = "AG-UI"
+TRANSPORT_AGENT_HOST: Final = "AgentHost"
+TRANSPORT_ACP: Final = "ACP"
 
 
 #: Hex digit → the UUID variant digit (``10xx``) with the same two low bits.
 _VARIANT = dict(zip("0123456789abcdef", "89ab89ab89ab89ab", strict=True))
 
 
+def new_uuid() -> str:
+    """A canonical random UUID string, what ``str(uuid.uuid4())`` gives (122 random bits,
+    version 4, RFC 4122 variant), written from the random bytes' hex: a third of the
+    cost; a unary answer mints one per message it carries."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
 def new_id(prefix: str) -> str:
     """``<prefix>-<uuid4>``: message (``msg``), context (``ctx``), task (``task``) and
-    fallback artifact (``artifact``) ids, shaped like trpc-agent-go's.
+    fallback artifact (``artifact``) ids, shaped like trpc-agent-go's."""
+    return f"{prefix}-{new_uuid()}"
 
-    The UUID is what ``str(uuid.uuid4())`` gives (122 random bits, version 4, RFC 4122
-    variant), written from the random bytes' hex: a third of the cost; a unary answer
-    mints one per message it carries."""
-    h = os.urandom(16).hex()
-    return f"{prefix}-{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+def new_hex_id() -> str:
+    """128 random bits as 32 hex digits: event ids, E2A request ids, replica
+    incarnations (a quarter of the cost of ``uuid4()``; the event id is on the hot path)."""
+    return os.urandom(16).hex()
+
+
+def new_response_id() -> str:
+    """A response id shaped like trpc's / OpenAI's (``chatcmpl-`` and 24 hex digits)."""
+    return f"chatcmpl-{os.urandom(12).hex()}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, MutableMapping
 from contextlib import contextmanager
 
-import httpx
 from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
 from opentelemetry import context as otel_context
@@ -78,24 +77,6 @@ class TraceContextInterceptor(ClientCallInterceptor):
 
     async def after(self, args: AfterArgs) -> None:
         """Nothing to do: the interceptor opens no span (``after`` is skipped on errors)."""
-
-
-def instrument_httpx(
-    client: httpx.AsyncClient | None = None,
-    *,
-    tracer_provider: trace.TracerProvider | None = None,
-) -> None:
-    """HTTP CLIENT spans (and their ``traceparent``) for one httpx client, or for all.
-
-    Optional: the interceptor already propagates. With httpx instrumentation on, the
-    server's parent becomes the HTTP span, itself a child of ``invoke_agent``.
-    """
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-
-    if client is None:
-        HTTPXClientInstrumentor().instrument(tracer_provider=tracer_provider)
-    else:
-        HTTPXClientInstrumentor.instrument_client(client, tracer_provider=tracer_provider)
 
 
 class AgentInvocation:

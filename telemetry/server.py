@@ -28,19 +28,13 @@ from opentelemetry import trace
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.names import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST, USER_ID_KEY
 from trpc_bridge.telemetry.server_span import (
-    DEFAULT_USER_ID_HEADER,
     PROPAGATED,
     ServerSpans,
     forwarded_context,
 )
-from trpc_bridge.telemetry.spans import (
-    TRANSPORT_GRPC,
-    TRANSPORT_JSONRPC,
-    TRANSPORT_REST,
-    AgentCall,
-    tracing_enabled,
-)
+from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 
 JSONRPC_MESSAGE_METHODS = frozenset(
     {"message/send", "message/stream", "SendMessage", "SendStreamingMessage"}
@@ -71,7 +65,7 @@ class TraceContextMiddleware:
         agent_name: str,
         tracer_provider: trace.TracerProvider | None = None,
         record_content: bool | None = None,
-        user_id_header: str = DEFAULT_USER_ID_HEADER,
+        user_id_header: str = USER_ID_KEY,
     ) -> None:
         self.app = app
         self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
@@ -200,7 +194,7 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
         agent_name: str,
         tracer_provider: trace.TracerProvider | None = None,
         record_content: bool | None = None,
-        user_id_header: str = DEFAULT_USER_ID_HEADER,
+        user_id_header: str = USER_ID_KEY,
     ) -> None:
         self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 

@@ -23,6 +23,7 @@ from types import TracebackType
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
+from trpc_bridge.names import USER_ID_KEY
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
     AgentCall,
@@ -35,9 +36,6 @@ from trpc_bridge.telemetry.spans import (
 )
 from trpc_bridge.telemetry.trace_context import extract
 
-#: trpc-agent-go's default identity header (``WithUserIDHeader``), as gRPC/ASGI spell it.
-DEFAULT_USER_ID_HEADER = "x-user-id"
-
 
 class ServerSpans:
     """The SERVER ``invoke_agent`` span policy: the agent runner's, and the middleware's and
@@ -48,7 +46,7 @@ class ServerSpans:
         agent_name: str,
         tracer_provider: trace.TracerProvider | None = None,
         record_content: bool | None = None,
-        user_id_header: str = DEFAULT_USER_ID_HEADER,
+        user_id_header: str = USER_ID_KEY,
     ) -> None:
         self.agent_name = agent_name
         self.span_name = invoke_agent_span_name(agent_name)

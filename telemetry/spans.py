@@ -35,9 +35,6 @@ A2A_TRANSPORT = "a2a.transport"
 #: ``0.3`` or ``1.0``: which A2A wire version the call used.
 A2A_PROTOCOL_VERSION = "a2a.protocol.version"
 
-TRANSPORT_JSONRPC = "JSONRPC"
-TRANSPORT_REST = "HTTP+JSON"
-TRANSPORT_GRPC = "GRPC"
 
 #: Exceptions that end a call without it having failed: the consumer stopped reading or
 #: went away (generator closed, task cancelled on disconnect).

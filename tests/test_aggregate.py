@@ -6,14 +6,14 @@ import json
 
 from vector_files import VECTORS
 
-from trpc_bridge.aggregate import Aggregator, aggregate
 from trpc_bridge.codecs.trpc.decode import decode_stream
 from trpc_bridge.events import AgentEvent, FunctionCall, ToolCall
+from trpc_bridge.message_aggregate import MessageAggregator, aggregate
 
 
 def test_go_v0_run_folds_without_duplicating_the_final_text() -> None:
     frames = json.loads((VECTORS / "C12.json").read_text())["input"]
-    aggregator = Aggregator()
+    aggregator = MessageAggregator()
     shown = ""
     for event in decode_stream(frames):
         update = aggregator.add(event)
@@ -41,7 +41,7 @@ def test_reasoning_code_and_errors_are_kept_apart() -> None:
         AgentEvent.code_result("1\n"),
         AgentEvent.failure("boom", code="E1"),
     ]
-    aggregator = Aggregator()
+    aggregator = MessageAggregator()
     updates = [aggregator.add(e) for e in events]
     r1, code, output, failure = aggregator.messages
     assert (r1.text, r1.reasoning) == ("Hi there", "hmm")
@@ -52,7 +52,7 @@ def test_reasoning_code_and_errors_are_kept_apart() -> None:
 
 
 def test_a_complete_text_that_differs_from_its_deltas_replaces_them() -> None:
-    aggregator = Aggregator()
+    aggregator = MessageAggregator()
     aggregator.add(AgentEvent.text_delta("draft", "r"))
     update = aggregator.add(AgentEvent.final_text("final", "r"))
     assert update.text_replaced and update.text == "final"

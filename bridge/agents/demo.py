@@ -21,7 +21,8 @@ import re
 from collections.abc import AsyncIterator, Callable
 
 from trpc_bridge.agent import FunctionAgent, Skill
-from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType, new_response_id
+from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.names import new_response_id
 
 _CITY = re.compile(r"weather\s+in\s+([A-Za-z][A-Za-z .'-]*[A-Za-z])", re.IGNORECASE)
 _TEMPERATURES = {"beijing": 20, "shanghai": 24, "shenzhen": 28, "paris": 14, "london": 11}

@@ -15,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from trpc_bridge.agent import Skill
 from trpc_bridge.codecs.trpc.keys import go_json
 from trpc_bridge.events import AgentEvent, AgentRequest, FunctionCall, ToolCall
+from trpc_bridge.names import new_uuid
 
 _PREPROCESSING = ("basic", "instruction", "identity", "content")
 
@@ -84,7 +84,7 @@ def _parallel_tools(_: AgentRequest) -> list[AgentEvent]:
     second = AgentEvent.tool_result("call_002", "get_weather", _weather("Shanghai")).choices[0]
     second.index = 1
     merged.choices.append(second)
-    merged.id = str(uuid.uuid4())
+    merged.id = new_uuid()
     return [
         *_llm_step(),
         AgentEvent.tool_calls(calls, "chatcmpl-ptool-1"),

@@ -25,8 +25,8 @@ from trpc_bridge.events import (
     Role,
     TaskStateLiteral,
     TaskStateName,
-    new_response_id,
 )
+from trpc_bridge.names import new_response_id
 
 #: The TCK's streaming timeout is 2 s; its resubscribe scenario runs for twice that.
 RESUBSCRIBE_RUN_S = 4.0

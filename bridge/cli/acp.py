@@ -25,19 +25,20 @@ def acp(
     """Run the agent as an ACP agent on stdin/stdout, as editors (Zed, …) start agents."""
     import asyncio
 
+    from trpc_bridge.names import USER_ID_KEY
     from trpc_bridge.server.identity import IdentityError, caller_id
 
     if bool(agent) == bool(upstream):
         typer.echo("error: give exactly one of --agent and --upstream", err=True)
         raise typer.Exit(2)
     try:
-        user_id = caller_id({"x-user-id": user})  # the one identity rule of every door
+        user_id = caller_id({USER_ID_KEY: user})  # the one identity rule of every door
     except IdentityError as exc:
         typer.echo(f"error: --user: {exc}", err=True)
         raise typer.Exit(2) from exc
     from trpc_bridge import redaction
     from trpc_bridge.agents.loader import AgentLoadError, load_agent
-    from trpc_bridge.client.card import RemoteAgentError
+    from trpc_bridge.client.errors import RemoteAgentError
     from trpc_bridge.server.doors.acp.stdio import StdioError, serve_acp, serve_acp_upstream
 
     redaction.install(redaction.current())  # the wire log and the logs are masked

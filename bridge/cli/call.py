@@ -17,18 +17,18 @@ import sys
 import typer
 
 from trpc_bridge.agent import closing_events
-from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
 from trpc_bridge.cli.credential_flags import credential_command
 from trpc_bridge.cli.progress_view import ProgressView
-from trpc_bridge.client.card import RemoteAgentError
 from trpc_bridge.client.card_trust import CardTrust
 from trpc_bridge.client.credentials import CredentialOptions
+from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.tfrs import ProgressItem
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
+from trpc_bridge.message_aggregate import MessageAggregator
 
 
 def _write(text: str) -> None:
@@ -68,7 +68,7 @@ async def run_call(
     if progress:
         view = progress_view = ProgressView(_write, color=tty, live=tty)
         sink = _json_progress if json_lines else progress_view.show_progress
-    answer = Aggregator()
+    answer = MessageAggregator()
     error: ResponseError | None = None
     try:
         async with (
@@ -111,7 +111,7 @@ async def run_call(
     return 0
 
 
-def _final_answer(run: Aggregator) -> str:
+def _final_answer(run: MessageAggregator) -> str:
     """The last assistant text of the run: the response the run ended with."""
     texts = [m.text for m in run.messages if m.role == Role.ASSISTANT and m.text]
     return texts[-1] if texts else ""

@@ -2,7 +2,7 @@
 
 The answer text is written as it streams; reasoning is dimmed; each tool call is shown
 with its arguments, each result, code and its output on lines of their own. What to
-print comes from :class:`~trpc_bridge.aggregate.Aggregator` updates, so a complete
+print comes from :class:`~trpc_bridge.message_aggregate.MessageAggregator` updates, so a complete
 response that repeats its deltas (Go's re-sent final text) is never printed twice.
 """
 
@@ -12,15 +12,15 @@ from collections.abc import Callable
 
 import typer
 
-from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.message_aggregate import MessageAggregator
 
 
 class ConsoleView:
     def __init__(self, write: Callable[[str], None], *, color: bool = True) -> None:
         self._write = write
         self._color = color
-        self.aggregator = Aggregator()
+        self.aggregator = MessageAggregator()
         self._at_line_start = True
         self._streaming = ""  # "text" | "reasoning" while a stream of either is open
 

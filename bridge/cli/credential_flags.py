@@ -16,9 +16,9 @@ from typing import Any
 
 import typer
 
-from trpc_bridge.client.card import RemoteAgentError
 from trpc_bridge.client.card_trust import CardTrust
 from trpc_bridge.client.credentials import CredentialOptions
+from trpc_bridge.client.errors import RemoteAgentError
 
 
 @dataclass(frozen=True)

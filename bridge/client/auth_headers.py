@@ -23,8 +23,9 @@ from a2a.client.client import ClientCallContext
 from a2a.client.interceptors import BeforeArgs
 from a2a.types import AgentCard
 
-from trpc_bridge.client.card import Endpoint, RemoteAgentError
+from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.credentials import ForwardedToken, TokenSource
+from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.events import AgentRequest
 
 AUTHORIZATION = "Authorization"

@@ -19,20 +19,25 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.types import AgentCard
 from google.protobuf.json_format import ParseError
 
+from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.codecs.a2a.frames import as_list, as_map, as_str
 from trpc_bridge.codecs.trpc.keys import CARD_EXTENSION_URI
-from trpc_bridge.names import A2A_VERSION_HEADER
-
-CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+from trpc_bridge.names import (
+    A2A_VERSION_HEADER,
+    CARD_PATHS,
+    TRANSPORT_GRPC,
+    TRANSPORT_JSONRPC,
+    TRANSPORT_REST,
+)
 
 Binding = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
 #: CLI / API transport names → card protocol bindings.
-TRANSPORTS: dict[str, Binding] = {"jsonrpc": "JSONRPC", "rest": "HTTP+JSON", "grpc": "GRPC"}
-_BINDING_RANK: dict[str, int] = {"JSONRPC": 0, "HTTP+JSON": 1, "GRPC": 2}
-
-
-class RemoteAgentError(RuntimeError):
-    """The remote agent cannot be used: no card, an unusable card, no matching transport."""
+TRANSPORTS: dict[str, Binding] = {
+    "jsonrpc": TRANSPORT_JSONRPC,
+    "rest": TRANSPORT_REST,
+    "grpc": TRANSPORT_GRPC,
+}
+_BINDING_RANK: dict[str, int] = {TRANSPORT_JSONRPC: 0, TRANSPORT_REST: 1, TRANSPORT_GRPC: 2}
 
 
 @dataclass(frozen=True)
@@ -148,7 +153,7 @@ class ResolvedCard:
 
 def _interface_url(iface: Any, binding: Binding, base_url: str) -> str:
     url = as_str(iface.get("url"))
-    if binding == "GRPC" and url:
+    if binding == TRANSPORT_GRPC and url:
         return url  # a gRPC target is host:port, without a scheme
     return _absolute(url, base_url)
 
@@ -162,7 +167,7 @@ def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
             url = _interface_url(iface, binding, base_url)
             found.append(Endpoint(url, binding, _version(iface.get("protocolVersion"))))
     version = _version(card.get("protocolVersion"))
-    main = _binding(card.get("preferredTransport") or "JSONRPC")
+    main = _binding(card.get("preferredTransport") or TRANSPORT_JSONRPC)
     url = _absolute(as_str(card.get("url")), base_url)
     if legacy and not urlsplit(url).path.endswith("/"):
         url += "/"  # trpc's client posts to "<card url>/": Go's ServeMux pattern is "<base>/"

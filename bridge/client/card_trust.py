@@ -37,7 +37,8 @@ from google.protobuf.json_format import ParseError
 from jwt import PyJWK
 from jwt.exceptions import InvalidKeyError
 
-from trpc_bridge.client.card import RemoteAgentError, ResolvedCard
+from trpc_bridge.client.card import ResolvedCard
+from trpc_bridge.client.errors import RemoteAgentError
 
 #: What a card may be signed with: asymmetric JWS algorithms.
 ALGORITHMS = [

@@ -39,8 +39,8 @@ import httpx
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import ParseError
 
-from trpc_bridge.client.card import RemoteAgentError, ResolvedCard
-from trpc_bridge.client.transport import RemoteCallError, failure_text
+from trpc_bridge.client.card import ResolvedCard
+from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, failure_text
 
 #: A token is fetched again this long before it expires, at least (see the module doc).
 REFRESH_MARGIN = 30.0

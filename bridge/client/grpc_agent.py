@@ -32,8 +32,7 @@ import grpc
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.client.card import RemoteAgentError
-from trpc_bridge.client.transport import run_error_event
+from trpc_bridge.client.errors import RemoteAgentError, run_error_event
 from trpc_bridge.codecs.agent_proto import (
     ProtoModelError,
     event_from_proto,

@@ -12,7 +12,6 @@ no ``A2A-Version`` header. 1.0: PascalCase methods, ProtoJSON, ``A2A-Version: 1.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -22,9 +21,10 @@ from a2a.types import Message
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
+from trpc_bridge.client.errors import RemoteCallError, failure_text
 from trpc_bridge.client.sse import read_events
-from trpc_bridge.client.transport import RemoteCallError, failure_text
 from trpc_bridge.json_body import BodyError, parse_json
+from trpc_bridge.names import new_uuid
 
 _METHODS = {
     "0.3": {
@@ -101,7 +101,7 @@ class JsonRpcTransport:
     def _body(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
         return {
             "jsonrpc": "2.0",
-            "id": str(uuid.uuid4()),
+            "id": new_uuid(),
             "method": self._methods[kind],
             "params": params,
         }

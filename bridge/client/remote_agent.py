@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +31,6 @@ from trpc_bridge.client.auth_headers import OutboundAuth, check_destination
 from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
-    RemoteAgentError,
     ResolvedCard,
     fetch_card,
     fetch_extended_card,
@@ -44,10 +42,11 @@ from trpc_bridge.client.credentials import (
     TokenSource,
     token_source,
 )
+from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
-from trpc_bridge.client.transport import RemoteCallError, Transport, run_error_event
+from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
     as_list,
@@ -62,13 +61,12 @@ from trpc_bridge.codecs.trpc.decode import DataPartMapper
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
 log = logging.getLogger(__name__)
 
-#: The identity header trpc-agent-go's server reads (``x-user-id`` metadata on gRPC).
-USER_ID_HEADER = "X-User-ID"
 #: How long cancelling a remote task may hold up the consumer that went away.
 _CANCEL_TIMEOUT = 5.0
 #: How long a unary call follows a task the server answered while still working, and how
@@ -181,7 +179,7 @@ class RemoteAgent:
             endpoint = card.choose(transport, version)
             auth = await _outbound_auth(credentials, card, endpoint, url, http)
             wire: Transport
-            if endpoint.binding == "JSONRPC":
+            if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
             else:
                 wire = SdkTransport(card.sdk_card(endpoint), timeout)
@@ -257,7 +255,7 @@ class RemoteAgent:
 
     def _message(self, request: AgentRequest) -> Any:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
-        return request_to_message(request, message_id=f"msg-{uuid.uuid4()}", spec_version=version)
+        return request_to_message(request, message_id=new_id("msg"), spec_version=version)
 
     def _tap(self, request: AgentRequest, sink: ProgressSink | None) -> ProgressTap:
         return ProgressTap(

@@ -27,7 +27,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import A2AError
 
-from trpc_bridge.client.transport import RemoteCallError, failure_text
+from trpc_bridge.client.errors import RemoteCallError, failure_text
 from trpc_bridge.codecs.a2a.frames import proto_to_json
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
-import uuid
 from collections.abc import Callable
 from types import TracebackType
 
@@ -43,7 +42,7 @@ from starlette.routing import BaseRoute
 from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.names import CARD_PATHS
+from trpc_bridge.names import CARD_PATHS, TRANSPORT_GRPC, new_hex_id
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
@@ -237,7 +236,7 @@ class BridgeServer:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
         card = self.agent_card()
-        if any(i.protocol_binding == "GRPC" for i in card.supported_interfaces):
+        if any(i.protocol_binding == TRANSPORT_GRPC for i in card.supported_interfaces):
             # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
             # the card without it): every form of the card says so (A2A CORE-CAP-003).
             card.capabilities.extended_agent_card = True
@@ -323,7 +322,7 @@ class BridgeServer:
         await self.tables.create()
         if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
             await self.push.store.initialize()
-        replica = Replica(f"{socket.gethostname()}:{self.http_port}", uuid.uuid4().hex)
+        replica = Replica(f"{socket.gethostname()}:{self.http_port}", new_hex_id())
         if self.fanout is not None:
             await self.fanout.start(replica.incarnation)
         await self.journal.start(replica)

@@ -2,7 +2,7 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`Caller` (:func:`caller_of` applies the one identity rule), and iterates
+:class:`IncomingCall` (:func:`caller_of` applies the one identity rule), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
@@ -56,12 +56,9 @@ from trpc_bridge.telemetry.tools import ToolSpans
 
 logger = logging.getLogger(__name__)
 
-#: ``Caller.transport`` of the doors that are not A2A bindings.
-TRANSPORT_AGUI = "AG-UI"
-
 
 @dataclass(frozen=True)
-class Caller:
+class IncomingCall:
     """One incoming call, as every door describes it."""
 
     #: The resolved identity (:func:`caller_of`).
@@ -74,10 +71,12 @@ class Caller:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: str = "") -> Caller:
-    """A :class:`Caller` from lower-case ``headers``; raises
+def caller_of(
+    headers: Mapping[str, str], *, transport: str, protocol_version: str = ""
+) -> IncomingCall:
+    """A :class:`IncomingCall` from lower-case ``headers``; raises
     :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
-    return Caller(
+    return IncomingCall(
         user_id=caller_id(headers),
         transport=transport,
         protocol_version=protocol_version,
@@ -85,7 +84,7 @@ def caller_of(headers: Mapping[str, str], *, transport: str, protocol_version: s
     )
 
 
-def caller_bearer(caller: Caller) -> SecretStr | None:
+def caller_bearer(caller: IncomingCall) -> SecretStr | None:
     """The bearer token the caller authenticated with (``Authorization: Bearer …``), for
     an agent that forwards it; ``None`` without one. The authenticator has checked it
     before any run starts; with only a trusted identity header it is passed on as it
@@ -149,7 +148,7 @@ class AgentRunner:
     async def run(
         self,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
@@ -223,7 +222,7 @@ class AgentRunner:
         self,
         live: LiveTask,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
     ) -> None:

@@ -30,7 +30,7 @@ ADK_EXTENSION_URI = "https://google.github.io/adk-docs/a2a/a2a-extension/"
 ADK_USER_INPUT = "is_user_input"
 
 
-class Caller(Enum):
+class ClientFramework(Enum):
     TRPC_GO = "trpc-go"
     TRPC_PYTHON = "trpc-python"
     ADK = "adk"
@@ -41,18 +41,18 @@ def detect_caller(
     message_metadata: Mapping[str, Any],
     part_metadata: Iterable[Mapping[str, Any]] = (),
     extensions: Iterable[str] = (),
-) -> Caller:
+) -> ClientFramework:
     """The caller of one request, from its message metadata, the metadata of its parts
     and the A2A extensions it asked for."""
     if ADK_EXTENSION_URI in {e.strip() for e in extensions}:
-        return Caller.ADK
+        return ClientFramework.ADK
     if any(m.get(ADK_USER_INPUT) is True for m in part_metadata):
-        return Caller.ADK
+        return ClientFramework.ADK
     if not message_metadata.get(META_SPEC_VERSION):
-        return Caller.PLAIN
+        return ClientFramework.PLAIN
     if META_OBJECT_TYPE in message_metadata or META_RESPONSE_ID in message_metadata:
-        return Caller.TRPC_PYTHON
-    return Caller.TRPC_GO
+        return ClientFramework.TRPC_PYTHON
+    return ClientFramework.TRPC_GO
 
 
-__all__ = ["ADK_EXTENSION_URI", "Caller", "detect_caller"]
+__all__ = ["ADK_EXTENSION_URI", "ClientFramework", "detect_caller"]

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.dialects.adk_parts import adk_part
-from trpc_bridge.codecs.dialects.detect import Caller, detect_caller
+from trpc_bridge.codecs.dialects.detect import ClientFramework, detect_caller
 from trpc_bridge.codecs.dialects.text import META_PARTIAL
 from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, StreamFrame
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
@@ -66,10 +66,10 @@ def adk_frame(frame: TaskArtifactUpdateEvent, event: AgentEvent) -> None:
 class OverlayStreamEncoder(StreamEncoder):
     """trpc's stream encoder whose content frames are rewritten by ``rewrite``."""
 
-    def __init__(self, run: RunTarget, caller: Caller) -> None:
+    def __init__(self, run: RunTarget, caller: ClientFramework) -> None:
         super().__init__(run)
         self.text_deltas = False  # its frames are rewritten as protobuf: no TextDelta
-        self._rewrite = adk_frame if caller is Caller.ADK else trpc_python_frame
+        self._rewrite = adk_frame if caller is ClientFramework.ADK else trpc_python_frame
 
     def encode(self, event: AgentEvent) -> list[StreamFrame]:
         frames = super().encode(event)
@@ -115,7 +115,7 @@ class DialectEncoding:
     """trpc's encoding for the callers of one framework (``auto`` picks it by what the
     caller sends; ``--negotiation <name>`` forces it)."""
 
-    def __init__(self, name: str, caller: Caller) -> None:
+    def __init__(self, name: str, caller: ClientFramework) -> None:
         self.name = name
         self._caller = caller
 
@@ -128,10 +128,10 @@ class DialectEncoding:
 
     def unary(self, run: RunTarget) -> UnaryEncoder:
         # trpc-agent-python's client only streams; a unary call gets trpc's answer.
-        return AdkUnaryEncoder(run) if self._caller is Caller.ADK else UnaryEncoder(run)
+        return AdkUnaryEncoder(run) if self._caller is ClientFramework.ADK else UnaryEncoder(run)
 
 
-TRPC_PYTHON = DialectEncoding("trpc-python", Caller.TRPC_PYTHON)
-ADK = DialectEncoding("adk", Caller.ADK)
+TRPC_PYTHON = DialectEncoding("trpc-python", ClientFramework.TRPC_PYTHON)
+ADK = DialectEncoding("adk", ClientFramework.ADK)
 
 __all__ = ["ADK", "TRPC_PYTHON", "AdkUnaryEncoder", "DialectEncoding", "OverlayStreamEncoder"]

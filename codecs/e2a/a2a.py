@@ -11,7 +11,6 @@ envelope can become an ACP ``session/prompt``) and ``files``.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from trpc_bridge.codecs.e2a.constants import (
 )
 from trpc_bridge.codecs.e2a.errors import E2AFormatError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AProvenance, E2AResponse, utc_now
+from trpc_bridge.names import new_hex_id
 
 CONVERTER = "trpc-bridge"
 #: SendMessage method names (0.3 JSON-RPC and 1.0) that answer with a stream.
@@ -71,7 +71,7 @@ def envelope_from_a2a_send_message(
         business["files"] = files
     now = clock()
     return E2AEnvelope(
-        request_id=request_id or uuid.uuid4().hex,
+        request_id=request_id or new_hex_id(),
         jsonrpc_id=jsonrpc_id,
         task_id=_text(raw_message, "taskId", "task_id"),
         context_id=context_id,

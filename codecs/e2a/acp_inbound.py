@@ -10,7 +10,6 @@ so a malformed prompt is a typed error here, not a surprise in the agent.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from trpc_bridge.codecs.e2a.constants import (
 from trpc_bridge.codecs.e2a.errors import E2AFormatError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AProvenance, E2AResponse, utc_now
 from trpc_bridge.codecs.e2a.rules import ResponseSequencer
+from trpc_bridge.names import new_hex_id
 
 CONVERTER = "trpc-bridge"
 
@@ -79,7 +79,7 @@ def envelope_from_acp_jsonrpc(
     if msg.get("id") is None:
         details["notification"] = True
     return E2AEnvelope(
-        request_id=request_id or uuid.uuid4().hex,
+        request_id=request_id or new_hex_id(),
         jsonrpc_id=msg.get("id"),
         session_id=session_id if isinstance(session_id, str) else None,
         timestamp=now,

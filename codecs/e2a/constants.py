@@ -15,10 +15,6 @@ E2A_PROTOCOL_VERSION: Final = "1.0"
 SOURCE_E2A: Final = "e2a"
 SOURCE_ACP: Final = "acp"
 SOURCE_A2A: Final = "a2a"
-SOURCE_PROTOCOLS: Final = frozenset({SOURCE_E2A, SOURCE_ACP, SOURCE_A2A})
-
-#: Who triggered a request (``identity_origin``).
-IDENTITY_ORIGINS: Final = frozenset({"system", "user", "agent", "service"})
 
 STATUS_SUCCEEDED: Final = "succeeded"
 STATUS_FAILED: Final = "failed"
@@ -36,23 +32,6 @@ KIND_A2A_TASK: Final = "a2a.task"
 KIND_A2A_MESSAGE: Final = "a2a.message"
 KIND_A2A_STREAM_EVENT: Final = "a2a.stream_event"
 KIND_EXT: Final = "ext"
-#: Kinds this bridge checks the body of. Others (``cron``, ``plan.approval_required``, a
-#: newer peer's kinds) are read and kept as they are; no projection is made of them.
-RESPONSE_KINDS: Final = frozenset(
-    {
-        KIND_COMPLETE,
-        KIND_CHUNK,
-        KIND_ERROR,
-        KIND_ACP_SESSION_UPDATE,
-        KIND_ACP_PROMPT_RESULT,
-        KIND_ACP_JSONRPC_ERROR,
-        KIND_ACP_OUTPUT_REQUEST,
-        KIND_A2A_TASK,
-        KIND_A2A_MESSAGE,
-        KIND_A2A_STREAM_EVENT,
-        KIND_EXT,
-    }
-)
 
 DELTA_TEXT: Final = "text"
 DELTA_REASONING: Final = "reasoning"
@@ -74,7 +53,6 @@ ERROR_CANCELLED: Final = "cancelled"
 #: The ACP method whose params :func:`merge_params_to_acp_prompt` completes.
 ACP_SESSION_PROMPT: Final = "session/prompt"
 ACP_SESSION_UPDATE: Final = "session/update"
-ACP_SESSION_CANCEL: Final = "session/cancel"
 
 # ``body.delta.type`` of structured chunks (this bridge's convention; seed 004 leaves the
 # shape of a ``tool`` / ``custom`` delta open).

@@ -13,7 +13,6 @@ decides, by timeout or connection state, whether to call :meth:`StreamChecker.fi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -30,6 +29,7 @@ from trpc_bridge.codecs.e2a.constants import (
 )
 from trpc_bridge.codecs.e2a.errors import E2AFormatError, E2ARuleError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AProvenance, E2AResponse, utc_now
+from trpc_bridge.names import new_hex_id
 
 #: Envelope fields every response of the request echoes (seed 004 §12.4).
 _ECHOED = (
@@ -55,7 +55,7 @@ class ResponseSequencer:
         *,
         request_id: str | None = None,
         provenance: E2AProvenance | None = None,
-        new_id: Callable[[], str] = lambda: os.urandom(16).hex(),
+        new_id: Callable[[], str] = new_hex_id,
         clock: Callable[[], str] = utc_now,
     ) -> None:
         rid = request_id or (envelope.request_id if envelope is not None else None)

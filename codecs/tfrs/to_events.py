@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from trpc_bridge.codecs.tfrs.envelope import Envelope
 from trpc_bridge.codecs.tfrs.merge import ProgressItem
-from trpc_bridge.events import AgentEvent, new_response_id
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.names import new_response_id
 
 #: Arguments of a tool call seen through tfrs, which does not carry them.
 NO_ARGUMENTS = "{}"

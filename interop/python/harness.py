@@ -28,7 +28,7 @@ import uvicorn
 #: Builds the ASGI app of one scenario, given the URL the app will be reached at.
 AppBuilder = Callable[[str, str], Awaitable[Any]]
 #: Runs one call: (url, message, user, session, stream) → {"events", "session"}.
-Caller = Callable[[str, str, str, str, bool], Awaitable[dict[str, Any]]]
+CallPeer = Callable[[str, str, str, str, bool], Awaitable[dict[str, Any]]]
 
 
 def _bound_socket() -> socket.socket:
@@ -61,7 +61,7 @@ async def _stdin_closed() -> None:
         pass
 
 
-async def client_loop(call: Caller) -> None:
+async def client_loop(call: CallPeer) -> None:
     """Answer one call per stdin line until stdin closes."""
     loop = asyncio.get_running_loop()
     while True:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.aggregate import AggregatedMessage, aggregate
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.message_aggregate import AggregatedMessage, aggregate
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 PROMPTS = ["What is the weather in Paris?", "run some code", "please fail"]

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from replay_server import ReplayPeer, go_sse_frame, serving
 
-from trpc_bridge.aggregate import Aggregator
 from trpc_bridge.client import RemoteAgent, RemoteAgentError
 from trpc_bridge.codecs.trpc.keys import DEFAULT_ERROR_TEXT
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType, ObjectType
+from trpc_bridge.message_aggregate import MessageAggregator
 
 VECTORS = Path(__file__).parent.parent / "vectors"
 REQUEST = AgentRequest(
@@ -74,7 +74,7 @@ async def test_go_v0_streaming_run_end_to_end() -> None:
         "user_id": "u1",
     }
 
-    folded = Aggregator().extend(events)
+    folded = MessageAggregator().extend(events)
     x, tool, y, final = folded.messages
     assert (x.text, x.tool_calls[0].function.name) == ("Let me", "get_weather")
     assert tool.tool_results[0].content == '{"temp":"20°C"}'
@@ -133,7 +133,7 @@ async def test_message_mode_stream_keeps_every_message() -> None:
     peer = ReplayPeer(stream_chunks=_frames(messages))
     async with serving(peer) as base, await RemoteAgent.connect(base) as agent:
         events = await _run(agent)
-    assert Aggregator().extend(events).text == "one two three"
+    assert MessageAggregator().extend(events).text == "one two three"
 
 
 async def test_consumer_going_away_cancels_the_remote_task() -> None:

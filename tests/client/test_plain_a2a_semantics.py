@@ -23,10 +23,10 @@ from plain_servers import (
 )
 from replay_server import ReplayPeer, serving
 
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.cli.call import run_call
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.message_aggregate import aggregate
 from trpc_bridge.server import BridgeServer, ServerOptions
 
 

@@ -13,10 +13,11 @@ from test_client_bridge_server import WIRES, _content
 
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.codecs.tfrs import ProgressConsumer, ProgressItem
-from trpc_bridge.events import AgentEvent, AgentRequest, new_response_id
+from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.message_aggregate import aggregate
+from trpc_bridge.names import new_response_id
 from trpc_bridge.server import BridgeServer
 
 IDS = [f"{t}-{v}" for t, v in WIRES]

@@ -12,7 +12,6 @@ from a2a.types import StreamResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.encoding import EncodeOptions
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.trpc.decode import StreamDecoder, decode_result
@@ -22,6 +21,7 @@ from trpc_bridge.codecs.trpc.encode import (
     error_status,
 )
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.message_aggregate import aggregate
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 json_values = st.recursive(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from vector_files import VECTORS
 
-from trpc_bridge.codecs.dialects.detect import ADK_EXTENSION_URI, Caller, detect_caller
+from trpc_bridge.codecs.dialects.detect import ADK_EXTENSION_URI, ClientFramework, detect_caller
 
 CAPTURED = [
     v
@@ -18,7 +18,7 @@ CAPTURED = [
 ]
 
 
-def _detect(message: dict[str, Any], headers: dict[str, str]) -> Caller:
+def _detect(message: dict[str, Any], headers: dict[str, str]) -> ClientFramework:
     extensions = headers.get("a2a-extensions", "").split(",")
     parts = [p.get("metadata", {}) for p in message.get("parts", [])]
     return detect_caller(message.get("metadata", {}), parts, extensions)
@@ -34,6 +34,6 @@ def test_every_framework_client_was_captured() -> None:
 
 
 def test_adk_extension_and_plain_callers() -> None:
-    assert detect_caller({}, (), [ADK_EXTENSION_URI]) is Caller.ADK
-    assert detect_caller({}, [{}]) is Caller.PLAIN
-    assert detect_caller({"user_id": "u"}) is Caller.PLAIN
+    assert detect_caller({}, (), [ADK_EXTENSION_URI]) is ClientFramework.ADK
+    assert detect_caller({}, [{}]) is ClientFramework.PLAIN
+    assert detect_caller({"user_id": "u"}) is ClientFramework.PLAIN

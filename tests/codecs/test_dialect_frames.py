@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.dialects.decode import decode_any_result, decode_any_stream
+from trpc_bridge.message_aggregate import aggregate
 
 IDS = {"taskId": "t1", "contextId": "c1"}
 

@@ -14,7 +14,6 @@ from acp.schema import SessionNotification
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from trpc_bridge.aggregate import AggregatedMessage, aggregate
 from trpc_bridge.codecs.e2a import (
     E2AEnvelope,
     E2AError,
@@ -34,6 +33,7 @@ from trpc_bridge.codecs.e2a import (
     log_line,
 )
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.message_aggregate import AggregatedMessage, aggregate
 
 _scalars = (
     st.none()

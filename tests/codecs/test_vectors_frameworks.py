@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from vector_files import VECTORS
 
-from trpc_bridge.aggregate import AggregatedMessage, aggregate
 from trpc_bridge.codecs.dialects.decode import decode_any_result, decode_any_stream
 from trpc_bridge.codecs.trpc.decode import decode_result, decode_stream
+from trpc_bridge.message_aggregate import AggregatedMessage, aggregate
 
 RECORDED = [
     v

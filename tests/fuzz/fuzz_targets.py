@@ -26,8 +26,8 @@ from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 from vector_files import VECTORS
 
+from trpc_bridge.client.errors import RemoteCallError
 from trpc_bridge.client.jsonrpc import stream_result
-from trpc_bridge.client.transport import RemoteCallError
 from trpc_bridge.codecs.agui.request import request_from_run_input
 from trpc_bridge.codecs.e2a.a2a import envelope_from_a2a_send_message
 from trpc_bridge.codecs.e2a.acp_inbound import envelope_from_acp_jsonrpc

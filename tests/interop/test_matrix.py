@@ -20,9 +20,9 @@ import pytest
 from peers import Process, bridge_server, go_call, go_server, normalise
 
 from trpc_bridge.agents.scenarios import SCRIPTS
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.message_aggregate import aggregate
 
 SCENARIOS = sorted(SCRIPTS)
 MODES = ("stream", "unary")

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.events import AgentEvent
+from trpc_bridge.message_aggregate import aggregate
 
 #: The scenarios' error message (``error``: code E42, message "boom").
 ERROR_TEXT = "boom"

@@ -7,7 +7,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from trpc_bridge.agent import FunctionAgent
-from trpc_bridge.events import AgentEvent, AgentRequest, new_response_id
+from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import new_response_id
 
 #: Deltas per echoed stream.
 PIECES = 20

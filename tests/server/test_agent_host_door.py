@@ -18,8 +18,8 @@ from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.client.grpc_agent import GrpcAgent
 from trpc_bridge.codecs.agent_proto import event_from_proto, request_to_proto
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.names import TRANSPORT_AGENT_HOST
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.doors.agent_host import TRANSPORT_AGENT_HOST
 from trpc_bridge.telemetry.setup import set_w3c_propagator
 from trpc_bridge.telemetry.spans import A2A_TRANSPORT
 from trpc_bridge.v1 import agent_pb2 as pb

@@ -14,8 +14,8 @@ from span_capture import Tracing, in_memory_tracing
 from trpc_bridge.agent import Agent
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import whoami
-from trpc_bridge.aggregate import aggregate
 from trpc_bridge.codecs.trpc.decode import decode_stream
+from trpc_bridge.message_aggregate import aggregate
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.telemetry.setup import set_w3c_propagator
 from trpc_bridge.telemetry.spans import A2A_TRANSPORT

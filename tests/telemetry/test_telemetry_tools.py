@@ -6,7 +6,8 @@ from __future__ import annotations
 from opentelemetry import trace
 from span_capture import Tracing
 
-from trpc_bridge.events import AgentEvent, new_response_id
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.names import new_response_id
 from trpc_bridge.telemetry.client import invoke_agent_span
 from trpc_bridge.telemetry.tools import ToolSpans
 

@@ -1,4 +1,4 @@
-"""An a2a-sdk call (``ServerCallContext``) as the runner's :class:`Caller`.
+"""An a2a-sdk call (``ServerCallContext``) as the runner's :class:`IncomingCall`.
 
 a2a-sdk builds one context per call on every transport: HTTP puts the request headers in
 ``state["headers"]`` (JSON-RPC adds the method name in ``state["method"]``), gRPC puts
@@ -18,10 +18,9 @@ from a2a.server.request_handlers.grpc_handler import (
 from a2a.utils.errors import InvalidParamsError
 
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.names import A2A_VERSION_HEADER
+from trpc_bridge.names import A2A_VERSION_HEADER, TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
 from trpc_bridge.server.identity import IdentityError, context_headers
-from trpc_bridge.server.runner import Caller, caller_of
-from trpc_bridge.telemetry.spans import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
+from trpc_bridge.server.runner import IncomingCall, caller_of
 
 _VERSION_KEY = "a2a_version"
 
@@ -62,7 +61,7 @@ def _transport(context: ServerCallContext) -> str:
     return TRANSPORT_JSONRPC if "method" in context.state else TRANSPORT_REST
 
 
-def a2a_caller(context: ServerCallContext) -> Caller:
+def a2a_caller(context: ServerCallContext) -> IncomingCall:
     """The caller of an A2A call; an unusable identity is an invalid-params error."""
     try:
         return caller_of(

@@ -17,10 +17,7 @@ from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.tfrs.envelope import EXTENSION_URI as TFRS_EXTENSION_URI
 from trpc_bridge.codecs.tfrs.envelope import VERSION as TFRS_VERSION
 from trpc_bridge.codecs.trpc.keys import CARD_EXTENSION_URI, INTERACTION_SPEC_VERSION
-
-JSONRPC = "JSONRPC"
-HTTP_JSON = "HTTP+JSON"
-GRPC = "GRPC"
+from trpc_bridge.names import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
 
 
 def _skills(agent: Agent) -> list[AgentSkill]:
@@ -56,9 +53,9 @@ def build_agent_card(
     notifications."""
     base = base_url.rstrip("/")
     interfaces = [
-        AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="1.0"),
-        AgentInterface(url=f"{base}/", protocol_binding=JSONRPC, protocol_version="0.3"),
-        AgentInterface(url=base, protocol_binding=HTTP_JSON, protocol_version="1.0"),
+        AgentInterface(url=f"{base}/", protocol_binding=TRANSPORT_JSONRPC, protocol_version="1.0"),
+        AgentInterface(url=f"{base}/", protocol_binding=TRANSPORT_JSONRPC, protocol_version="0.3"),
+        AgentInterface(url=base, protocol_binding=TRANSPORT_REST, protocol_version="1.0"),
         # REST 0.3 is served too (a2a-sdk's adapter) but not advertised: that adapter turns
         # an error in a stream (e.g. resubscribe to an unknown task) into a dropped
         # connection instead of an error, so clients should not pick it.
@@ -66,7 +63,9 @@ def build_agent_card(
     if grpc_address:
         # One gRPC server carries both services (``lf.a2a.v1`` and 0.3's ``a2a.v1``).
         interfaces += [
-            AgentInterface(url=grpc_address, protocol_binding=GRPC, protocol_version=version)
+            AgentInterface(
+                url=grpc_address, protocol_binding=TRANSPORT_GRPC, protocol_version=version
+            )
             for version in ("1.0", "0.3")
         ]
     extension = AgentExtension(uri=CARD_EXTENSION_URI)
@@ -106,7 +105,7 @@ def public_card(card: AgentCard) -> AgentCard:
     """
     public = AgentCard()
     public.CopyFrom(card)
-    kept = [i for i in card.supported_interfaces if i.protocol_binding != GRPC]
+    kept = [i for i in card.supported_interfaces if i.protocol_binding != TRANSPORT_GRPC]
     if len(kept) == len(card.supported_interfaces):
         return public
     del public.supported_interfaces[:]

@@ -2,7 +2,7 @@
 
 Every transport the SDK offers (JSON-RPC 1.0 and 0.3, REST, gRPC 1.0 and 0.3) calls into
 this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` and a
-:class:`~trpc_bridge.server.runner.Caller`, picks the caller's encoding on the seam
+:class:`~trpc_bridge.server.runner.IncomingCall`, picks the caller's encoding on the seam
 (:func:`~trpc_bridge.codecs.encoding.select_encoding`; for streams
 :func:`~trpc_bridge.codecs.encoding.stream_encoding`, with the overlays the caller asked
 for, such as tfrs progress) and lets the agent runner drive
@@ -71,7 +71,7 @@ from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
 from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.push.delivery import PushDelivery
-from trpc_bridge.server.runner import AgentRunner, Caller
+from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import ID_LENGTH, owner_context
@@ -108,7 +108,7 @@ class _Call:
 
     request: AgentRequest
     message: Message
-    caller: Caller
+    caller: IncomingCall
     encoding_request: EncodingRequest
     #: The parked task (waiting for input) this message continues; None: a new task.
     resumed: LiveTask | None = None

@@ -29,13 +29,11 @@ from trpc_bridge.codecs.agent_proto import (
     request_from_proto,
 )
 from trpc_bridge.events import AgentEvent, ErrorType
+from trpc_bridge.names import TRANSPORT_AGENT_HOST
 from trpc_bridge.server.identity import IdentityError, lower_headers
 from trpc_bridge.server.runner import AgentRunner, caller_of
 from trpc_bridge.v1 import agent_pb2 as pb
 from trpc_bridge.v1 import agent_pb2_grpc
-
-#: ``Caller.transport`` (and the span's ``a2a.transport``) of this door.
-TRANSPORT_AGENT_HOST = "AgentHost"
 
 
 class AgentHostDoor(agent_pb2_grpc.AgentHostServicer):

@@ -36,8 +36,9 @@ from trpc_bridge.codecs.agui.request import request_from_run_input
 from trpc_bridge.codecs.agui.translator import AguiTranslator
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.json_body import BodyError, read_json
+from trpc_bridge.names import TRANSPORT_AGUI
 from trpc_bridge.server.identity import IdentityError, lower_headers
-from trpc_bridge.server.runner import TRANSPORT_AGUI, AgentRunner, caller_of
+from trpc_bridge.server.runner import AgentRunner, caller_of
 
 DEFAULT_PATH = "/agui"
 

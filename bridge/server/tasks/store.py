@@ -18,7 +18,6 @@ with one line that says why (the URL's password left out).
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from trpc_bridge.names import new_id
 from trpc_bridge.server.options import Durability
 
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
@@ -44,7 +44,7 @@ ID_LENGTH = 255
 ANONYMOUS = "anonymous"
 
 
-class Caller(User):
+class TaskOwner(User):
     """The identity a task belongs to; also the owner key of the task store."""
 
     def __init__(self, user_id: str) -> None:
@@ -61,7 +61,7 @@ class Caller(User):
 
 def owner_context(user_id: str) -> ServerCallContext:
     """A call context whose user is ``user_id``: the task store scopes rows by it."""
-    return ServerCallContext(user=Caller(user_id))
+    return ServerCallContext(user=TaskOwner(user_id))
 
 
 class BoundedMemoryTaskStore(InMemoryTaskStore):
@@ -198,7 +198,7 @@ async def check_task_store(store: TaskStore, url: str) -> None:
     :data:`CHECK_TIMEOUT` seconds."""
     if not isinstance(store, DatabaseTaskStore):
         return
-    probe = Task(id=f"bridge-probe-{uuid.uuid4()}", context_id="bridge-probe")
+    probe = Task(id=new_id("bridge-probe"), context_id="bridge-probe")
     owner = owner_context("bridge-probe")
     database = store.engine.url.database or ""
     folder = Path(database).parent

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,15 +45,15 @@ from trpc_bridge.codecs.e2a import (
 )
 from trpc_bridge.codecs.e2a.acp_schema import to_json, validated
 from trpc_bridge.events import AgentRequest
+from trpc_bridge.names import TRANSPORT_ACP, USER_ID_KEY, new_id
 from trpc_bridge.server.doors.acp.wire_log import E2AWireLog
-from trpc_bridge.server.runner import AgentRunner, Caller, caller_of
+from trpc_bridge.server.runner import AgentRunner, IncomingCall, caller_of
 
 log = logging.getLogger(__name__)
 
 Notify = Callable[[str, Any], Awaitable[None]]
 
-#: ``Caller.transport`` of this door.
-TRANSPORT_ACP = "ACP"
+#: ``IncomingCall.transport`` of this door.
 #: ``_meta`` keys that carry the W3C trace context (ACP's extensibility convention).
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 
@@ -130,7 +129,7 @@ class AcpDoor:
     def _new_session(self, params: dict[str, Any]) -> Any:
         request = validated(schema.NewSessionRequest, params, "ACP session/new params")
         assert isinstance(request, schema.NewSessionRequest)
-        session = _Session(id=f"acp-{uuid.uuid4()}", cwd=request.cwd)
+        session = _Session(id=new_id("acp"), cwd=request.cwd)
         self._sessions[session.id] = session
         return to_json(schema.NewSessionResponse(session_id=session.id))
 
@@ -168,13 +167,13 @@ class AcpDoor:
     def _headers(self, meta: Mapping[str, Any]) -> dict[str, str]:
         """The call as the runner reads it: identity, and the client's trace context."""
         headers = {k: v for k in _TRACE_KEYS if isinstance(v := meta.get(k), str)}
-        headers["x-user-id"] = self._user_id
+        headers[USER_ID_KEY] = self._user_id
         return headers
 
     async def _pump(
         self,
         request: AgentRequest,
-        caller: Caller,
+        caller: IncomingCall,
         encoder: E2AEventEncoder,
         finals: list[E2AResponse],
     ) -> bool:

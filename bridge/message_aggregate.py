@@ -9,7 +9,7 @@ The rule it relies on (the decoder guarantees it, and trpc agents behave so): a
 non-partial event's ``message`` is the *complete* response for its id, so its text
 replaces the deltas seen before it instead of being appended to them.
 
-:meth:`Aggregator.add` also says what an event made newly visible (:class:`Update`), so
+:meth:`MessageAggregator.add` also says what an event made newly visible (:class:`Update`), so
 a live display can print just that and never show a text twice.
 """
 
@@ -84,7 +84,7 @@ def _complete_text(current: str, final: str) -> tuple[str, bool]:
     return final, True
 
 
-class Aggregator:
+class MessageAggregator:
     """Folds events into :class:`AggregatedMessage` s in first-seen order."""
 
     def __init__(self) -> None:
@@ -104,7 +104,7 @@ class Aggregator:
         errors = [m.error for m in self._messages.values() if m.error is not None]
         return errors[-1] if errors else None
 
-    def extend(self, events: Iterable[AgentEvent]) -> Aggregator:
+    def extend(self, events: Iterable[AgentEvent]) -> MessageAggregator:
         for event in events:
             self.add(event)
         return self
@@ -181,4 +181,4 @@ class Aggregator:
 
 def aggregate(events: Iterable[AgentEvent]) -> list[AggregatedMessage]:
     """The complete messages of a finished event stream."""
-    return Aggregator().extend(events).messages
+    return MessageAggregator().extend(events).messages
