@@ -81,11 +81,48 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"(?<![A-Za-z0-9-])xox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
     r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}",  # Google API keys
     r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}",  # JWTs
-    # The credential of an Authorization value; not a word after "basic" in prose: it
-    # holds a digit or a symbol of the token alphabet.
+    # The credential of an Authorization value (the scheme, behind, stays: a look-behind,
+    # which a stream's context of text already sent can satisfy); not a word after
+    # "basic" in prose: it holds a digit or a symbol of the token alphabet.
     r"(?i:(?<=\b(?:bearer|basic)\s+))(?=[A-Za-z0-9._~+/-]*[0-9._~+/])[A-Za-z0-9._~+/-]{12,}=*",
     r"-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----",
 )
+
+#: What every match of a default pattern contains, lower-cased: text without any of these
+#: (nor, at its end, the start of one) holds no default secret, and is passed over with a
+#: few substring tests (most text; the patterns themselves cost ten to a hundred times
+#: more per character).
+_ANCHORS = (
+    "sk-",
+    "akia",
+    "asia",
+    *(f"gh{c}_" for c in "pousr"),
+    "github_pat_",
+    "glpat-",
+    *(f"xox{c}-" for c in "abposr"),
+    "aiza",
+    "eyj",
+    "bearer",
+    "basic",
+    "-----begin",
+)
+_ANCHOR_STARTS = frozenset(a[:k] for a in _ANCHORS for k in range(1, len(a)))
+_LONGEST_START = max(len(a) for a in _ANCHORS) - 1
+#: How far back in a stream's context an anchor is looked for: the longest anchor, and a
+#: few blanks between ``Bearer`` and its token.
+_ANCHOR_REACH = _LONGEST_START + 1 + 8
+
+
+def _may_hold_secret(lowered: str) -> bool:
+    return any(anchor in lowered for anchor in _ANCHORS)
+
+
+def _may_start_secret(lowered: str) -> bool:
+    """The text ends with the beginning of an anchor (a secret may be arriving)."""
+    return any(
+        lowered[-k:] in _ANCHOR_STARTS for k in range(1, min(len(lowered), _LONGEST_START) + 1)
+    )
+
 
 #: A stream holds back at most this much text waiting for a possible secret to end; past
 #: it the held text is masked whole (a PEM key is about 3 KB).
@@ -118,6 +155,11 @@ class Redaction:
             return None
         return regex.compile("|".join(f"(?:{p})" for p in self.patterns))
 
+    @functools.cached_property
+    def _prefiltered(self) -> bool:
+        """Only default patterns: the anchors tell text that cannot match."""
+        return bool(self.patterns) and set(self.patterns) <= set(DEFAULT_PATTERNS)
+
     def check(self) -> None:
         """Raises ``ValueError`` naming a pattern that does not compile."""
         for pattern in self.patterns:
@@ -130,7 +172,7 @@ class Redaction:
         """``text`` with every secret masked."""
         if not text:
             return text
-        if self._regex is not None:
+        if self._regex is not None and (not self._prefiltered or _may_hold_secret(text.lower())):
             text = self._regex.sub(MASK, text)
         return self._hooked(text)
 
@@ -168,8 +210,15 @@ class Redaction:
         """Where the text that can be emitted now ends: before the first match that
         might still grow (a partial match, or one that reaches the end)."""
         assert self._regex is not None
+        if self._prefiltered:
+            # The new text, and enough of the context for an anchor that began there.
+            lowered = text[max(0, start - _ANCHOR_REACH) :].lower()
+            if not _may_hold_secret(lowered) and not _may_start_secret(lowered):
+                return len(text)  # no secret here, nor the start of one at the end
         for match in self._regex.finditer(text, pos=start, partial=True):
             begin: int = match.start()
+            if begin == len(text):
+                break  # the empty partial match every pattern has at the very end
             if match.partial or match.end() == len(text):
                 return max(begin, start)
         return len(text)
@@ -246,6 +295,8 @@ class StreamRedactor:
     def _mask(self, text: str, start: int) -> str:
         """``text[start:]`` masked, with ``text[:start]`` as look-behind context only."""
         assert self.policy._regex is not None
+        if self.policy._prefiltered and not _may_hold_secret(text.lower()):
+            return self.policy._hooked(text[start:])
         out, at = [], start
         for match in self.policy._regex.finditer(text, pos=start):
             out.append(text[at : match.start()])
@@ -272,6 +323,13 @@ class EventRedactor:
     def events(self, event: AgentEvent) -> list[AgentEvent]:
         if not self._active:
             return [event]
+        if event.error is None and not self._held:
+            # Most events: no thinking, no error, nothing held back (text deltas).
+            for choice in event.choices:
+                if choice.delta.reasoning_content or choice.message.reasoning_content:
+                    break
+            else:
+                return [event]
         out: list[AgentEvent] = []
         if self._held and (event.is_terminal_error() or event.is_runner_completion() or event.done):
             out += self.close()

@@ -142,7 +142,11 @@ class ClientCredentials:
         if self.scopes:
             form["scope"] = " ".join(self.scopes)
         if self.audience:
+            # ``audience`` (Auth0, Okta, …) and, for an absolute URI, RFC 8707's
+            # ``resource`` (OpenID providers such as oidc-provider): who reads the token.
             form["audience"] = self.audience
+            if "://" in self.audience:
+                form["resource"] = self.audience
         where = f"token endpoint {self.token_url}"
         try:
             response = await self._http.post(
