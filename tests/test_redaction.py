@@ -184,3 +184,25 @@ def test_log_records_are_masked_whatever_the_logger(caplog: pytest.LogCaptureFix
         f"calling with Bearer {MASK}",
         f"key {MASK} refused",
     ]
+
+
+def test_span_content_and_exception_messages_are_masked() -> None:
+    from span_capture import in_memory_tracing
+
+    from trpc_bridge.telemetry.spans import AgentCall, invoke_agent_attributes, record_failure
+
+    key = "sk-proj-AbCdEfGhIjKlMnOp1234"
+    call = AgentCall(input_text=f"use {key}", user_id="alice")
+    attributes = invoke_agent_attributes("agent", call, record_content=True)
+    assert key not in str(attributes) and MASK in str(attributes)
+
+    tracing = in_memory_tracing()
+    with tracing.provider.get_tracer("t").start_as_current_span("s") as span:
+        try:
+            raise ValueError(f"upstream refused {key}")
+        except ValueError as exc:
+            record_failure(span, exc)
+    (finished,) = tracing.exporter.get_finished_spans()
+    assert finished.status.description == f"upstream refused {MASK}"
+    (event,) = finished.events
+    assert key not in str(dict(event.attributes or {}))
