@@ -32,6 +32,7 @@ from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
     ResolvedCard,
+    extended_card_endpoint,
     fetch_card,
     fetch_extended_card,
 )
@@ -172,12 +173,19 @@ class RemoteAgent:
             if card_trust is not None:
                 await card_trust.verify(http, card, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            source = await _token_source(credentials, card, http)
             if wanted and all(e.binding != wanted for e in card.endpoints):
-                public, card = card, await fetch_extended_card(http, card)
+                asked = extended_card_endpoint(card)
+                headers = (
+                    await _outbound_auth(source, card, asked, url).headers(AgentRequest())
+                    if source is not None and asked is not None
+                    else {}
+                )
+                public, card = card, await fetch_extended_card(http, card, headers)
                 if card_trust is not None and card is not public:
                     await card_trust.verify(http, card, f"{url} (extended card)")
             endpoint = card.choose(transport, version)
-            auth = await _outbound_auth(credentials, card, endpoint, url, http)
+            auth = _outbound_auth(source, card, endpoint, url) if source is not None else None
             wire: Transport
             if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
@@ -460,22 +468,25 @@ class RemoteAgent:
         return consumer.merger(task_id)
 
 
-async def _outbound_auth(
+async def _token_source(
     credentials: CredentialOptions | TokenSource | ForwardedToken | None,
     card: ResolvedCard,
-    endpoint: Endpoint,
-    url: str,
     http: httpx.AsyncClient,
-) -> OutboundAuth | None:
-    if credentials is None or (isinstance(credentials, CredentialOptions) and credentials.empty):
-        return None
+) -> TokenSource | ForwardedToken | None:
+    """Where the credential comes from (one source for the whole connection: one cache of
+    client-credentials tokens)."""
+    if isinstance(credentials, CredentialOptions):
+        return None if credentials.empty else await token_source(credentials, card, http)
+    return credentials
+
+
+def _outbound_auth(
+    source: TokenSource | ForwardedToken, card: ResolvedCard, endpoint: Endpoint, url: str
+) -> OutboundAuth:
+    """The credential for ``endpoint``, placed as ``card`` says; raises
+    :class:`RemoteAgentError` when the endpoint is not where it may go."""
     check_destination(endpoint, url)
-    source: TokenSource | ForwardedToken | None = (
-        await token_source(credentials, card, http)
-        if isinstance(credentials, CredentialOptions)
-        else credentials
-    )
-    return None if source is None else OutboundAuth(source, card.sdk_card(endpoint))
+    return OutboundAuth(source, card.sdk_card(endpoint))
 
 
 __all__ = ["RemoteAgent", "RemoteAgentError"]
