@@ -47,7 +47,7 @@ from typing import Any
 
 import regex
 
-from trpc_bridge.events import AgentEvent
+from trpc_bridge.events import AgentEvent, ChatMessage
 
 MASK = "[redacted]"
 
@@ -113,15 +113,34 @@ _LONGEST_START = max(len(a) for a in _ANCHORS) - 1
 _ANCHOR_REACH = _LONGEST_START + 1 + 8
 
 
+#: The anchors by a character each of them holds: text without ``-`` or ``_`` (most
+#: prose) needs only the others looked for.
+_DASHED = tuple(a for a in _ANCHORS if "-" in a)
+_UNDERSCORED = tuple(a for a in _ANCHORS if "_" in a and "-" not in a)
+_PLAIN = tuple(a for a in _ANCHORS if "-" not in a and "_" not in a)
+
+
 def _may_hold_secret(lowered: str) -> bool:
-    return any(anchor in lowered for anchor in _ANCHORS)
+    for anchor in _PLAIN:
+        if anchor in lowered:
+            return True
+    if "-" in lowered:
+        for anchor in _DASHED:
+            if anchor in lowered:
+                return True
+    if "_" in lowered:
+        for anchor in _UNDERSCORED:
+            if anchor in lowered:
+                return True
+    return False
 
 
 def _may_start_secret(lowered: str) -> bool:
     """The text ends with the beginning of an anchor (a secret may be arriving)."""
-    return any(
-        lowered[-k:] in _ANCHOR_STARTS for k in range(1, min(len(lowered), _LONGEST_START) + 1)
-    )
+    for k in range(1, min(len(lowered), _LONGEST_START) + 1):
+        if lowered[-k:] in _ANCHOR_STARTS:
+            return True
+    return False
 
 
 #: A stream holds back at most this much text waiting for a possible secret to end; past
@@ -210,11 +229,6 @@ class Redaction:
         """Where the text that can be emitted now ends: before the first match that
         might still grow (a partial match, or one that reaches the end)."""
         assert self._regex is not None
-        if self._prefiltered:
-            # The new text, and enough of the context for an anchor that began there.
-            lowered = text[max(0, start - _ANCHOR_REACH) :].lower()
-            if not _may_hold_secret(lowered) and not _may_start_secret(lowered):
-                return len(text)  # no secret here, nor the start of one at the end
         for match in self._regex.finditer(text, pos=start, partial=True):
             begin: int = match.start()
             if begin == len(text):
@@ -270,10 +284,18 @@ class StreamRedactor:
     _context: str = field(default="", repr=False)
 
     def feed(self, piece: str) -> str:
-        if self.policy._regex is None:
-            return self.policy._hooked(piece)
+        policy = self.policy
+        if policy._regex is None:
+            return policy._hooked(piece)
         text = self._context + self._held + piece
         start = len(self._context)
+        if policy._prefiltered:
+            # The new text, and enough of the context for an anchor that began there.
+            lowered = text[max(0, start - _ANCHOR_REACH) :].lower()
+            if not _may_hold_secret(lowered) and not _may_start_secret(lowered):
+                out = text[start:]  # no secret, nor the start of one: all of it, as it is
+                self._held, self._context = "", text[-_CONTEXT:]
+                return policy._hooked(out)
         end = self.policy._safe_end(text, start)
         if len(text) - end > HOLD_LIMIT:
             self._held, self._context = "", ""
@@ -356,34 +378,37 @@ class EventRedactor:
 
     def _masked(self, event: AgentEvent) -> AgentEvent | None:
         """A masked copy of ``event``, ``_DROPPED``, or None when nothing changes."""
+        changes: list[tuple[ChatMessage, str]] = []  # (message in ``event``, masked text)
+        for choice in event.choices:
+            for message, streamed in ((choice.delta, True), (choice.message, event.is_partial)):
+                text = message.reasoning_content
+                if not text:
+                    continue
+                if streamed:
+                    stream = self._held.get(event.id)
+                    if stream is None:
+                        stream = self._held[event.id] = self.policy.stream()
+                    masked = stream.feed(text)
+                else:
+                    masked = self.policy.text(text)
+                if masked != text:
+                    changes.append((message, masked))
         error = event.error
         new_error = self.policy.text(error.message) if error is not None else ""
-        pieces: list[tuple[int, str, str]] = []  # (choice, field, masked text)
-        for index, choice in enumerate(event.choices):
-            if choice.delta.reasoning_content:
-                stream = self._held.get(event.id)
-                if stream is None:
-                    stream = self._held[event.id] = self.policy.stream()
-                pieces.append((index, "delta", stream.feed(choice.delta.reasoning_content)))
-            if choice.message.reasoning_content:
-                if event.is_partial:
-                    stream = self._held.setdefault(event.id, self.policy.stream())
-                    text = stream.feed(choice.message.reasoning_content)
-                else:
-                    text = self.policy.text(choice.message.reasoning_content)
-                pieces.append((index, "message", text))
-        same = all(
-            getattr(event.choices[i], where).reasoning_content == text for i, where, text in pieces
-        )
-        if same and (error is None or new_error == error.message):
+        if not changes and (error is None or new_error == error.message):
             return None
+        # Copied, then changed: the agent's own event objects are left as they were.
         copy = event.model_copy(deep=True)
         if copy.error is not None:
             copy.error.message = new_error
-        for index, where, text in pieces:
-            getattr(copy.choices[index], where).reasoning_content = text
+        for original, masked in changes:
+            for mine, theirs in zip(copy.choices, event.choices, strict=True):
+                if original is theirs.delta:
+                    mine.delta.reasoning_content = masked
+                elif original is theirs.message:
+                    mine.message.reasoning_content = masked
         if (
-            pieces
+            changes
             and copy.error is None
             and not copy.state_delta
             and all(c.delta.is_empty() and c.message.is_empty() for c in copy.choices)
