@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from vector_files import VECTORS
 
+from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.cli.call import run_call
 from trpc_bridge.client import RemoteAgent, RemoteAgentError
 from trpc_bridge.client.credentials import (
@@ -38,7 +39,7 @@ from trpc_bridge.client.credentials import (
     CredentialOptions,
     ForwardedToken,
 )
-from trpc_bridge.events import AgentRequest
+from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.http.listener import serving as serving_app
 
@@ -275,3 +276,30 @@ async def test_a_forwarding_proxy_sends_each_callers_token_upstream() -> None:
                 assert "result" in answer.json(), answer.text
     assert sent(peer, "Authorization") == ["Bearer caller-token-1", ""]
     assert sent(peer, "X-User-ID") == ["alice", "alice"]
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])
+async def test_the_token_reaches_the_bridge_on_every_transport(transport: str) -> None:
+    """A bridge whose agent asks for its caller's bearer token sees the one RemoteAgent
+    sent, over JSON-RPC, REST and gRPC (metadata); an agent that does not ask sees none."""
+    seen: list[str | None] = []
+
+    async def record(request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        token = request.caller_token
+        seen.append(token.get_secret_value() if token is not None else None)
+        yield AgentEvent.final_text("ok", "r1")
+
+    class Recording(FunctionAgent):
+        forwards_caller_token = True
+
+    for agent, expected in (
+        (Recording("rec", "records", record), "tok-123456"),
+        (FunctionAgent("plain", "records", record), None),
+    ):
+        async with BridgeServer(agent) as server, await RemoteAgent.connect(
+            server.base_url,
+            transport=transport,
+            credentials=CredentialOptions(token="tok-123456"),
+        ) as remote:
+            [e async for e in remote.run(AgentRequest(text="hi"))]
+        assert seen[-1] == expected
