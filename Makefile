@@ -42,7 +42,7 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules tests/oidc_node/node_modules chromium db-servers peers
 	$(BIN)/python -m pytest -q
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
@@ -99,6 +99,12 @@ tests/acp_node/node_modules: tests/acp_node/package-lock.json
 		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
+# oidc-provider: the real OpenID provider of the authentication tests (tests/security_peers.py).
+tests/oidc_node/node_modules: tests/oidc_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/oidc_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/oidc_node (the OpenID provider of the auth tests)"; fi
+
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
 # against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
 # that pytest's summary stays the last line.
@@ -120,7 +126,7 @@ agenthost:
 		go build -o bin/agenthost .
 
 # The TCK against every target of the README's conformance table (proxy-go needs `go`).
-CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
+CONFORMANCE_TARGETS ?= tck tck-auth demo proxy-go sdk-echo
 conformance: $(STAMP)
 	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done
 

@@ -60,6 +60,7 @@ async def run_call(
     progress: bool = False,
     credentials: CredentialOptions | None = None,
     card_trust: CardTrust | None = None,
+    ca_file: str = "",
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
@@ -79,6 +80,7 @@ async def run_call(
                 stream=stream,
                 credentials=credentials,
                 card_trust=card_trust,
+                ca_file=ca_file,
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -150,6 +152,12 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
+    ca_file: str = typer.Option(
+        "",
+        "--ca-file",
+        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
+        "certificates are always verified.",
+    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -167,6 +175,7 @@ def call(
             progress=progress,
             credentials=credentials,
             card_trust=card_trust,
+            ca_file=ca_file,
         )
     )
     raise typer.Exit(code)

@@ -47,6 +47,7 @@ from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_err
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
@@ -155,6 +156,7 @@ class RemoteAgent:
         progress: bool = False,
         card_trust: CardTrust | None = None,
         credentials: CredentialOptions | TokenSource | ForwardedToken | None = None,
+        ca_file: str = "",
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
@@ -164,10 +166,12 @@ class RemoteAgent:
         these keys (:mod:`~trpc_bridge.client.card_trust`). ``credentials``: the token
         sent with every request, placed as the card's security scheme says
         (:mod:`~trpc_bridge.client.credentials`, :mod:`~trpc_bridge.client.auth_headers`);
-        sent only to endpoints on ``url``'s host.
+        sent only to endpoints on ``url``'s host. TLS certificates are verified, against
+        ``ca_file`` (PEM) instead of the system's CAs when given.
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        http = httpx.AsyncClient(timeout=timeout)
+        tls = ClientTls(ca_file)
+        http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
             if card_trust is not None:
@@ -190,7 +194,8 @@ class RemoteAgent:
             if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
             else:
-                wire = SdkTransport(card.sdk_card(endpoint), timeout)
+                secure = url.lower().startswith("https:")
+                wire = SdkTransport(card.sdk_card(endpoint), timeout, tls, secure=secure)
         except BaseException:
             await http.aclose()
             raise
