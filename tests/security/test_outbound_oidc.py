@@ -7,17 +7,27 @@ or uses its own client credentials."""
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
 
 import httpx
 import pytest
+from a2a.client.card_resolver import parse_agent_card
+from a2a.utils.signing import SignatureVerificationError, create_signature_verifier
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwt import PyJWK
 from security_peers import OidcPeer
 from typer.testing import CliRunner
 
 from security.conftest import oidc_options
 from trpc_bridge.agent import FunctionAgent
+from trpc_bridge.agents.scenarios import whoami
 from trpc_bridge.cli import app
 from trpc_bridge.client import RemoteAgent
+from trpc_bridge.client.card_trust import ALGORITHMS, CardTrust
 from trpc_bridge.client.credentials import CredentialOptions, ForwardedToken
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer
@@ -129,3 +139,38 @@ async def test_only_an_agent_that_asks_is_given_the_verified_token(
             events = [e async for e in remote.run(AgentRequest(text="hi"))]
             assert events[-1].error is None, events[-1]
         assert seen[-1] == expected
+
+
+async def test_a_signed_card_covers_its_security_schemes(idp: OidcPeer, tmp_path: Path) -> None:
+    """``--auth oidc`` with ``--card-signing-key``: every form of the card carries the
+    OpenID scheme (1.0 fields, and the 0.3 ones for 0.3 callers) under a signature that
+    a2a-sdk's verifier and ``RemoteAgent`` accept, and that breaks if the scheme changes."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    (tmp_path / "card.pem").write_bytes(pem)
+    options = replace(oidc_options(idp), card_signing_key=str(tmp_path / "card.pem"))
+    async with BridgeServer(whoami, options) as server, httpx.AsyncClient() as http:
+        keys = {k["kid"]: PyJWK(k) for k in (await http.get(server.jwks_url)).json()["keys"]}
+        verifier = create_signature_verifier(lambda kid, jku: keys[kid or ""], ALGORITHMS)
+        for headers in ({}, {"A2A-Version": "1.0"}, {"A2A-Version": "0.3"}):
+            raw = (await http.get(server.card_url, headers=headers)).json()
+            card = parse_agent_card(copy.deepcopy(raw))
+            assert card.security_schemes and card.security_requirements
+            verifier(card)
+            # Where a client would fetch its tokens from, changed (the 1.0 field, and the
+            # 0.3 one that the card for 0.3 callers carries beside it).
+            (scheme,) = [v for v in raw["securitySchemes"].values() if "openIdConnect" in str(v)]
+            for place in (scheme.get("openIdConnectSecurityScheme"), scheme):
+                if place is not None and "openIdConnectUrl" in place:
+                    place["openIdConnectUrl"] = "https://evil.example/"
+            with pytest.raises(SignatureVerificationError):
+                verifier(parse_agent_card(raw))
+        trust = CardTrust(jwks_url=server.jwks_url)
+        token = await asyncio.to_thread(idp.token, "alice")
+        async with await RemoteAgent.connect(
+            server.base_url, card_trust=trust, credentials=CredentialOptions(token=token)
+        ) as agent:
+            events = [e async for e in agent.run(AgentRequest(text="hi"))]
+            assert "user=alice" in _answer(events)
