@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -80,8 +81,6 @@ def read_credentials(values: dict[str, Any], prefix: str = "") -> CredentialOpti
     """The options ``values`` (the command's arguments) hold; the client secret from
     ``TRPC_BRIDGE_[UPSTREAM_]CLIENT_SECRET`` when no file is given. Raises ``ValueError``
     for options that do not go together."""
-    import os
-
     key = prefix.replace("-", "_")
     secret_env = "TRPC_BRIDGE_" + key.upper() + "CLIENT_SECRET"
     options = CredentialOptions(
