@@ -51,9 +51,7 @@ _ANSWERS: dict[type[AuthError], Answer] = {
     Unauthenticated: Answer(
         401, grpc.StatusCode.UNAUTHENTICATED, JSONRPC_REFUSED, "UNAUTHENTICATED"
     ),
-    Forbidden: Answer(
-        403, grpc.StatusCode.PERMISSION_DENIED, JSONRPC_REFUSED, "PERMISSION_DENIED"
-    ),
+    Forbidden: Answer(403, grpc.StatusCode.PERMISSION_DENIED, JSONRPC_REFUSED, "PERMISSION_DENIED"),
     CredentialMisuse: Answer(400, grpc.StatusCode.INVALID_ARGUMENT, -32600, "INVALID_REQUEST"),
     Unavailable: Answer(503, grpc.StatusCode.UNAVAILABLE, -32603, "UNAVAILABLE"),
 }
