@@ -72,7 +72,7 @@ _FLAGS = (
         "Client certificate chain (PEM) for servers that ask for one (--auth mtls), "
         "on every transport.",
     ),
-    _Flag("key", str, "", "The client certificate's private key (PEM; default: in --cert)."),
+    _Flag("key", str, "", "The client certificate's private key (PEM; default: in {flags}cert)."),
 )
 #: The parameters the wrapped command gets instead of the flags.
 _READ = ("credentials", "card_trust", "tls")
@@ -87,7 +87,7 @@ def credential_parameters(prefix: str = "") -> dict[str, tuple[Any, Any]]:
         option = typer.Option(
             flag.default,
             "--" + name.replace("_", "-"),
-            help=flag.help.format(env_prefix=env_prefix),
+            help=flag.help.format(env_prefix=env_prefix, flags="--" + prefix),
             envvar=env_prefix + flag.env if flag.env else None,
             show_default=False,
         )

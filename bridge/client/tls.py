@@ -50,7 +50,7 @@ class ClientTls:
 
     def __post_init__(self) -> None:
         if self.key_file and not self.cert_file:
-            raise RemoteAgentError("a client key needs its certificate (--cert) too")
+            raise RemoteAgentError("a client key was given without its certificate")
 
     @cached_property
     def _context(self) -> ssl.SSLContext | None:
