@@ -74,15 +74,19 @@ chromium:
 
 # The Python agent frameworks the interop matrix runs (interop/python/), one virtualenv
 # each: trpc-agent-py's `a2a` and `a2a-v1` extras cannot share an install, and neither
-# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements change.
+# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements' text
+# changes (each virtualenv keeps a copy): a newer file with the same text, as in a fresh
+# worktree whose build/peers links to another checkout's, only refreshes the stamp.
 PEERS := build/peers
 PEER_STAMPS := $(PEERS)/trpc-py/.stamp $(PEERS)/trpc-py-v1/.stamp $(PEERS)/adk/.stamp
 
 $(PEERS)/%/.stamp: interop/python/requirements-%.txt
-	@rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$*
-	$(PEERS)/$*/bin/python -m pip install -q --upgrade pip
-	$(PEERS)/$*/bin/python -m pip install -q -r $<
-	@touch $@
+	@if [ -f $@ ] && cmp -s $< $(PEERS)/$*/requirements.txt; then touch $@; else \
+		rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$* && \
+		echo "building the $* peer in $(PEERS)/$*" && \
+		$(PEERS)/$*/bin/python -m pip install -q --upgrade pip && \
+		$(PEERS)/$*/bin/python -m pip install -q -r $< && \
+		cp $< $(PEERS)/$*/requirements.txt && touch $@; fi
 
 # The peers of other languages: the A2A JavaScript SDK (interop/js) and
 # Google ADK for TypeScript (interop/adk-js) from npm, installed by `npm ci` from their
