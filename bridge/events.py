@@ -232,8 +232,16 @@ class AgentEvent(BaseModel):
         return self.object == ObjectType.TASK_STATUS
 
     def to_json_line(self) -> str:
-        """One compact JSON object, empty fields left out (the CLI's ``--json`` output)."""
-        return self.model_dump_json(exclude_defaults=True, exclude={"event_id", "timestamp"})
+        """One compact JSON object, empty fields left out (the CLI's ``--json`` output),
+        except what the chat-completion shape always has: every tool call's ``type``."""
+        line = self.model_dump(
+            mode="json", exclude_defaults=True, exclude={"event_id", "timestamp"}
+        )
+        for choice in line.get("choices", []):
+            for side in ("message", "delta"):
+                for call in choice.get(side, {}).get("tool_calls", []):
+                    call["type"] = call.get("type") or "function"
+        return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
 
     # --- constructors: keep agents short ---------------------------------------------
 

@@ -29,12 +29,15 @@ from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent
 
 from trpc_bridge.codecs.dialects.adk_parts import adk_part
 from trpc_bridge.codecs.dialects.detect import ClientFramework, detect_caller
-from trpc_bridge.codecs.dialects.text import META_PARTIAL
 from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, StreamFrame
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.names import new_id
+
+#: trpc-agent-python's event flag: a JSON bool, or the strings ``"True"`` / ``"False"``
+#: (its 0.3 and 1.x adapters write both).
+META_PARTIAL = "partial"
 
 
 def _tool_result_id(event: AgentEvent) -> str:

@@ -237,15 +237,13 @@ def task_units(
     seen_artifacts: set[str] | None = None,
 ) -> list[Unit]:
     """A Task's units: its agent history (``history``: a unary result; a stream has sent
-    it already), then on a failure state its status message; otherwise its artifacts
-    (those not in ``seen_artifacts``, which it updates) and a final status message —
-    Go v0 ignores that message, a2a-sdk servers put their answers there."""
+    it already), its artifacts (those not in ``seen_artifacts``, which it updates), then
+    its status message: the error on a failure state, else a final status message —
+    Go v0 ignores that message, a2a-sdk servers put their answers there. (Go's client
+    also ignores the artifacts of a failed task; what the task made before it failed is
+    still shown here, as a stream shows it.)"""
     # a2a-sdk servers keep the caller's own message in the history; it is not output.
     units = [message_unit(m, mappers) for m in task.history if m.role != "user"] if history else []
-    if task.state in FAILURE_STATES:
-        status = task.status_message or NO_MESSAGE
-        units.append(message_unit(status, mappers, extra=task.metadata, state=task.state))
-        return units
     for artifact in task.artifacts:
         if seen_artifacts is not None:
             if artifact.artifact_id in seen_artifacts:
@@ -259,6 +257,10 @@ def task_units(
                 meta=Meta.read(merged(task.metadata, artifact.metadata)),
             )
         )
+    if task.state in FAILURE_STATES:
+        status = task.status_message or NO_MESSAGE
+        units.append(message_unit(status, mappers, extra=task.metadata, state=task.state))
+        return units
     final = task.status_message
     if final is not None and final.parts and final.role != "user":
         units.append(message_unit(final, mappers, extra=task.metadata))
