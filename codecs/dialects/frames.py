@@ -249,10 +249,13 @@ class DialectFrames:
         """A failed run (not trpc's: its error carries ``object_type``) fails the
         response in progress: the error goes under that response's id."""
         metadata = _merged(frame.message.metadata if frame.message else {}, frame.metadata)
-        last = self._shown.last
-        if metadata.get(META_OBJECT_TYPE) or self._ids.read(metadata) or not last:
+        if metadata.get(META_OBJECT_TYPE) or metadata.get(META_RESPONSE_ID):
             return frame
-        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: last})
+        # the id its dialect names (ADK's adk_custom_metadata), else the last response's
+        key = self._ids.read(metadata) or self._shown.last
+        if not key:
+            return frame
+        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: key})
 
     # --- artifacts --------------------------------------------------------------------
 
