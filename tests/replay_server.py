@@ -131,7 +131,8 @@ async def serving(peer: ReplayPeer) -> AsyncIterator[str]:
     """Run ``peer`` on a free loopback port; yields its base URL."""
     listener = HttpListener()  # bound first: the card names the peer's URL
     peer.url = listener.url
-    peer.card["url"] = peer.card["url"] or listener.url
+    if "url" in peer.card:  # a 0.3 card names its URL (a 1.0 card, its interfaces)
+        peer.card["url"] = peer.card["url"] or listener.url
     await listener.start(peer.app())
     try:
         yield listener.url
