@@ -19,6 +19,7 @@ from a2a.compat.v0_3 import types as types_v03
 from a2a.types import AgentCard, AgentSkill
 from a2a.utils.proto_utils import validate_proto_required_fields
 from google.protobuf.json_format import ParseDict
+from pydantic import BaseModel
 from replay_server import GO_CARD, ReplayPeer, serving
 
 from trpc_bridge.agents.demo import demo_agent
@@ -69,7 +70,7 @@ def check_v0_3(card: dict[str, Any]) -> None:
     types_v03.AgentCard.model_validate_json(json.dumps(card), strict=True)
 
 
-def _required_v0_3(model: type[types_v03.A2ABaseModel], proto: type[Any]) -> set[str]:
+def _required_v0_3(model: type[BaseModel], proto: type[Any]) -> set[str]:
     """The fields 0.3 requires of ``model`` that 1.0's ``proto`` has too."""
     required = {f.alias or n for n, f in model.model_fields.items() if f.is_required()}
     return required & {f.json_name for f in proto.DESCRIPTOR.fields}
