@@ -132,6 +132,8 @@ class Copy:
     #: In the ``completed`` status message instead of an artifact.
     as_status: bool = False
     message_id: str = ""
+    #: A later chunk adds this: the artifact began as a copy and is more (shown whole).
+    grows: str = ""
 
 
 Segment = StatusText | ArtifactText | ToolCall | Copy
@@ -158,13 +160,14 @@ class Run:
 # --- strategies ---------------------------------------------------------------------------
 
 
+#: A word with what comes before it (one draw each).
+_SPACED = tuple(separator + word for separator in SEPARATORS for word in WORDS)
+
+
 @st.composite
 def _text(draw: st.DrawFn, token: str) -> str:
-    words = draw(st.lists(st.sampled_from(WORDS), min_size=0, max_size=5))
-    out = token
-    for word in words:
-        out += draw(st.sampled_from(SEPARATORS)) + word
-    return out + draw(st.sampled_from(("", "", " ", "\n")))
+    words = draw(st.lists(st.sampled_from(_SPACED), min_size=0, max_size=5))
+    return token + "".join(words) + draw(st.sampled_from(("", "", " ", "\n")))
 
 
 @st.composite
@@ -274,8 +277,9 @@ def copies(draw: st.DrawFn, covers: int, index: int) -> Copy:
         nfd=draw(st.booleans()),
         with_reasoning=draw(st.booleans()),
         last_chunk=draw(st.booleans()),
-        as_status=draw(st.integers(0, 3)) == 0,
+        as_status=(as_status := draw(st.integers(0, 3)) == 0),
         message_id=f"final{index}",
+        grows="" if as_status or draw(st.integers(0, 3)) else f" ⟨{index}+⟩",
     )
 
 
@@ -538,7 +542,14 @@ def _copy_frames(run: Run, index: int) -> list[dict[str, Any]]:
     parts = _parts(_copy_piece(run, index), _marker_of(run, index))
     if segment.as_status:
         return []  # sent as the final status message
-    return [_artifact(segment.artifact_id, parts, append=None, last=segment.last_chunk or None)]
+    last = segment.last_chunk or None
+    if not segment.grows:
+        return [_artifact(segment.artifact_id, parts, append=None, last=last)]
+    more = [{"kind": "text", "text": segment.grows}]
+    return [
+        _artifact(segment.artifact_id, parts, append=None, last=None),
+        _artifact(segment.artifact_id, more, append=True, last=last),
+    ]
 
 
 def _final_copy(run: Run) -> Copy | None:
@@ -750,9 +761,16 @@ def expected_stream(run: Run) -> UserView:
             shown += _shown_artifact(segment)
         elif isinstance(segment, ToolCall):
             shown += _shown_tool(segment)
+        elif isinstance(segment, Copy) and segment.grows:
+            shown.append(_grown(run, segment))
     if run.as_message:
         return UserView(tuple(shown)).merged()
     return _end(run, shown)
+
+
+def _grown(run: Run, segment: Copy) -> Shown:
+    piece = _copy_piece(run, run.segments.index(segment))
+    return Shown(segment.artifact_id, piece.text + segment.grows, piece.reasoning)
 
 
 def expected_unary(run: Run) -> UserView:
@@ -779,6 +797,8 @@ def expected_unary(run: Run) -> UserView:
         elif isinstance(segment, ToolCall) and segment.on_artifact:
             artifacts.append((segment, _shown_tool(segment)))
             visible.add(index)
+        elif isinstance(segment, Copy) and segment.grows:
+            artifacts.append((segment, [_grown(run, segment)]))
         elif isinstance(segment, Copy):
             covered = range(index - segment.covers, index)
             if all(i in visible for i in covered):
