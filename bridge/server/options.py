@@ -14,6 +14,7 @@ from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
 from trpc_bridge.server.auth.options import SecurityOptions
+from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.push.policy import PushPolicy
 
 
@@ -107,3 +108,5 @@ class ServerOptions:
     #: Authentication and TLS (``server/auth``); by default ``X-User-ID`` on trust, which
     #: only a loopback ``host`` allows.
     security: SecurityOptions = field(default_factory=SecurityOptions)
+    #: Metrics, probes, access lines, the trace view (``server/ops``).
+    ops: OpsOptions = field(default_factory=OpsOptions)

@@ -222,7 +222,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         run = encoder.streamed or _UnaryRun(encoder)
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
-        self.runner.start(live, call.request, call.caller, run)
+        self.runner.start(
+            live, call.request, call.caller, run, encoding=encoding.name, streamed=False
+        )
         await self._wait(live)
         final: Task | Message | None = None
         if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
@@ -268,7 +270,15 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
                 live.unsubscribe(subscriber)
             self.registry.release(live)
             raise
-        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
+        # The encoding's name is a metrics attribute: looked up only when metrics are on.
+        name = (
+            select_encoding(self.options.negotiation, call.encoding_request).name
+            if self.runner.metrics is not None
+            else ""
+        )
+        self.runner.start(
+            live, call.request, call.caller, encoder, self.registry.finish, encoding=name
+        )
         return live, subscriber
 
     async def _wait(self, live: LiveTask) -> None:

@@ -75,7 +75,7 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
             state_keys=run_input.state if isinstance(run_input.state, dict) else (),
         )
         spans: list[SpanContext] = []
-        events = runner.run(agent_request, caller, on_span=spans.append)
+        events = runner.run(agent_request, caller, on_span=spans.append, encoding="agui")
         return StreamingResponse(
             _sse(translator, events, encoder, spans),
             media_type=encoder.get_content_type(),

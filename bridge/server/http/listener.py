@@ -19,6 +19,7 @@ from starlette.types import ASGIApp
 
 from trpc_bridge.server.http.timeouts import head_deadline_protocol
 from trpc_bridge.server.options import Limits
+from trpc_bridge.telemetry.logs import json_lines
 
 
 class _NoSignals(uvicorn.Server):
@@ -79,6 +80,8 @@ class HttpListener:
         config = uvicorn.Config(
             app,
             log_level=log_level,
+            # JSON log lines: uvicorn's records go to the root handler, as JSON too.
+            log_config=None if json_lines() else uvicorn.config.LOGGING_CONFIG,
             lifespan="off",
             timeout_graceful_shutdown=1,
             http=head_deadline_protocol(header_timeout),

@@ -35,6 +35,12 @@ from google.protobuf.json_format import MessageToDict
 from trpc_bridge.codecs.encoding import StreamFrame, as_proto
 from trpc_bridge.server.push.policy import PushPolicy
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
+from trpc_bridge.telemetry.metrics import (
+    PUSH_DELIVERED,
+    PUSH_FAILED,
+    PUSH_REFUSED,
+    BridgeMetrics,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +81,13 @@ class PushDelivery:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._sequence: dict[str, int] = {}
         self._ended: set[str] = set()
+        #: Counts each delivery's outcome (set by the server when metrics are on).
+        self.metrics: BridgeMetrics | None = None
+
+    def _outcome(self, delivered: bool, outcome: str) -> bool:
+        if self.metrics is not None:
+            self.metrics.push_delivery(outcome)
+        return delivered
 
     def watch(self, task_id: str) -> None:
         self._watched.add(task_id)
@@ -119,7 +132,7 @@ class PushDelivery:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"
         for attempt in range(1, self.retry.attempts + 1):
             if not await self.policy.allows(config.url):
-                return False
+                return self._outcome(False, PUSH_REFUSED)
             try:
                 response = await self._http.post(config.url, json=payload, headers=headers)
             except httpx.HTTPError as exc:
@@ -133,7 +146,9 @@ class PushDelivery:
                             config.url,
                             response.status_code,
                         )
-                    return not response.is_error
+                    if response.is_error:
+                        return self._outcome(False, PUSH_REFUSED)
+                    return self._outcome(True, PUSH_DELIVERED)
                 outcome = f"HTTP {response.status_code}"
             if attempt < self.retry.attempts:
                 await asyncio.sleep(self.retry.delay(attempt))
@@ -144,7 +159,7 @@ class PushDelivery:
             self.retry.attempts,
             outcome,
         )
-        return False
+        return self._outcome(False, PUSH_FAILED)
 
     async def flush(self) -> None:
         """Until every queued update has been delivered or given up (tests, shutdown)."""

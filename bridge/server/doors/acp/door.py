@@ -182,7 +182,7 @@ class AcpDoor:
     ) -> bool:
         """Runs the agent, sending each record as it comes, the final one included. A
         cancel (``session/cancel``) leaves the ``async with``, which closes the run."""
-        async with closing_events(self._runner.run(request, caller)) as events:
+        async with closing_events(self._runner.run(request, caller, encoding="acp")) as events:
             async for event in events:
                 for record in encoder.encode(event):
                     await self._emit(record, finals)
