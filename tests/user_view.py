@@ -58,6 +58,10 @@ class Shown:
     reasoning: str = ""
     #: The names of its tool calls, in order.
     tools: tuple[str, ...] = ()
+    #: Its tool calls as (name, arguments) and tool results as (name, response), the
+    #: values as the wire had them (readers compare them as JSON values, not here).
+    calls: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    results: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ class UserView:
                     last.text + message.text,
                     last.reasoning + message.reasoning,
                     last.tools + message.tools,
+                    last.calls + message.calls,
+                    last.results + message.results,
                 )
                 out[-1] = message
             else:
@@ -102,12 +108,18 @@ def is_reasoning(metadata: Mapping[str, Any]) -> bool:
     )
 
 
-def _tool_name(part: WirePart) -> str:
+def _tool(part: WirePart) -> tuple[str, str, Any]:
+    """(``function_call`` / ``function_response`` / ``""``, name, arguments or response)
+    of a DataPart (§11.2): typed by ``adk_type``, else ``type``; a call needs a name."""
     adk = part.metadata.get("adk_type")
     kind = adk if isinstance(adk, str) else part.metadata.get("type")
     data = part.data if isinstance(part.data, Mapping) else {}
     name = data.get("name")
-    return name if kind == "function_call" and isinstance(name, str) else ""
+    if kind == "function_call" and isinstance(name, str) and name:
+        return kind, name, data.get("args")
+    if kind == "function_response":
+        return kind, name if isinstance(name, str) else "", data.get("response")
+    return "", "", None
 
 
 @dataclass
@@ -122,6 +134,8 @@ class _Unit:
     text: str = ""
     reasoning: str = ""
     tools: list[str] = field(default_factory=list)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    results: list[tuple[str, Any]] = field(default_factory=list)
 
     def add(self, parts: Iterable[WirePart]) -> None:
         for part in parts:
@@ -129,11 +143,16 @@ class _Unit:
                 self.reasoning += part.text
             elif part.kind == "text":
                 self.text += part.text
-            elif name := _tool_name(part):
-                self.tools.append(name)
+            elif part.kind == "data":
+                kind, name, value = _tool(part)
+                if kind == "function_call":
+                    self.tools.append(name)
+                    self.calls.append((name, value))
+                elif kind == "function_response":
+                    self.results.append((name, value))
 
     def empty(self) -> bool:
-        return not (self.text or self.reasoning or self.tools)
+        return not (self.text or self.reasoning or self.tools or self.results)
 
 
 def _content(parts: Iterable[WirePart]) -> _Unit:
@@ -192,11 +211,18 @@ class _Units:
             self.units.append(new)
             if key:
                 self.messages[key] = new
-        elif (new.text, new.reasoning, new.tools) != (known.text, known.reasoning, []):
+        elif (new.text, new.reasoning, new.tools, new.results) != (
+            known.text,
+            known.reasoning,
+            [],
+            [],
+        ):
             # A piece of the same message (the whole of it once more adds nothing).
             known.text += new.text
             known.reasoning += new.reasoning
             known.tools += new.tools
+            known.calls += new.calls
+            known.results += new.results
 
     def artifact(
         self, artifact: WireArtifact, outer: Mapping[str, Any], *, append: bool, kept: bool = False
@@ -212,7 +238,13 @@ class _Units:
             if key:
                 self.artifacts[key] = known
         elif not (append or metadata.get("object_type") == CHUNK):
-            known.text, known.reasoning, known.tools = "", "", []
+            known.text, known.reasoning, known.tools, known.calls, known.results = (
+                "",
+                "",
+                [],
+                [],
+                [],
+            )
         known.add(artifact.parts)
 
     def status(self, state: str, message: WireMessage | None, outer: Mapping[str, Any]) -> None:
@@ -253,7 +285,7 @@ def _same(copy: str, original: str, *, loose: bool) -> bool:
 
 def _is_copy(unit: _Unit, shown: Sequence[_Unit]) -> bool:
     """The unit repeats the last k ≥ 1 units shown before it (§11.6)."""
-    if unit.tools or not normalise(unit.text):
+    if unit.tools or unit.results or not normalise(unit.text):
         return False
     for k in range(1, len(shown) + 1):
         run = shown[-k:]
@@ -274,7 +306,7 @@ def _is_remnant(before: _Unit, unit: _Unit) -> bool:
         before.kept
         and unit.kept
         and bool(before.key and unit.key)
-        and not (before.reasoning or before.tools or unit.tools)
+        and not (before.reasoning or before.tools or unit.tools or before.results or unit.results)
         and before.text != unit.text
         and unit.text.endswith(before.text)
     )
@@ -289,7 +321,10 @@ def _view(units: _Units) -> UserView:
             shown[-1] = replace(unit, key=shown[-1].key)  # one answer, the remnant's id
         else:
             shown.append(unit)
-    messages = tuple(Shown(u.key, u.text, u.reasoning, tuple(u.tools)) for u in shown)
+    messages = tuple(
+        Shown(u.key, u.text, u.reasoning, tuple(u.tools), tuple(u.calls), tuple(u.results))
+        for u in shown
+    )
     return UserView(messages, units.error)
 
 
