@@ -814,11 +814,23 @@ def expected_unary(run: Run) -> UserView:
     return _end(run, shown)
 
 
+def same_run_shown(run: Run) -> bool:
+    """Streamed and unary, the run shows the very same messages (§11.8): the Task keeps
+    the history, no response id travelled on the events only (the history keeps the
+    messages' own ids then), and no artifact came before status text (the Task lists
+    its artifacts after its history)."""
+    if not run.history or any(isinstance(s, StatusText) and s.on_event for s in run.segments):
+        return False
+    kinds = [_is_status(s) for s in run.segments if not isinstance(s, Copy)]
+    return kinds == sorted(kinds, reverse=True)
+
+
 __all__ = [
     "Run",
     "expected_stream",
     "expected_unary",
     "runs",
+    "same_run_shown",
     "stream_json",
     "unary_json",
 ]

@@ -33,7 +33,15 @@ from user_view_harness import (
     run_events,
     sse,
 )
-from user_view_runs import Run, expected_stream, expected_unary, runs, stream_json, unary_json
+from user_view_runs import (
+    Run,
+    expected_stream,
+    expected_unary,
+    runs,
+    same_run_shown,
+    stream_json,
+    unary_json,
+)
 from vector_files import VECTORS
 
 from trpc_bridge.cli.call import run_call
@@ -60,12 +68,16 @@ class Loop:
         return self._loop.run_until_complete(coroutine)
 
     def close(self) -> None:
-        pending = asyncio.all_tasks(self._loop)  # servers' watchers, left to the loop
-        for task in pending:
-            task.cancel()
-        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.run_until_complete(_cancel_pending())  # servers' watchers, left over
         self._loop.run_until_complete(self._loop.shutdown_asyncgens())
         self._loop.close()
+
+
+async def _cancel_pending() -> None:
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
 
 @pytest.fixture(scope="module")
@@ -98,14 +110,18 @@ def test_decoder_and_printer_show_what_the_model_shows(
     assert model_unary == expected_unary(run)
     upstream.replay(stream_json(run), unary_json(run))
     agent = upstream.agent(run.wire)
+    shown = []
     for streaming, model in ((True, model_stream), (False, model_unary)):
         events = loop.run(run_events(agent, stream=streaming))
-        assert events_view(events) == model, f"stream={streaming}"
+        shown.append(events_view(events))
+        assert shown[-1] == model, f"stream={streaming}"
         console, lines = printed(events)
         assert json_lines_view(lines) == model, f"--json, stream={streaming}"
         if not console.replaced:
             assert (console.text, console.reasoning) == (model.answer, model.reasoning)
             assert console.tools == [t for m in model.messages for t in m.tools]
+    if same_run_shown(run):
+        assert shown[0] == shown[1], "streamed and unary"
 
 
 def _view(data: dict[str, object]) -> UserView:
