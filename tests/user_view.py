@@ -131,6 +131,9 @@ class _Unit:
     loose: bool
     #: An artifact of a unary Task: it may complete the one kept before it (a remnant).
     kept: bool = False
+    #: A message of a unary Task's history: several of them repeated by the next one
+    #: are that one's pieces.
+    history: bool = False
     text: str = ""
     reasoning: str = ""
     tools: list[str] = field(default_factory=list)
@@ -198,7 +201,9 @@ class _Units:
     error: str | None = None
     over: bool = False
 
-    def message(self, message: WireMessage, outer: Mapping[str, Any], *, loose: bool) -> None:
+    def message(
+        self, message: WireMessage, outer: Mapping[str, Any], *, loose: bool, history: bool = False
+    ) -> None:
         if message.role == "user":
             return  # the request, echoed
         new = _content(message.parts)
@@ -207,7 +212,7 @@ class _Units:
         key = response_id(message.metadata, outer) or message.message_id
         known = self.messages.get(key) if key else None
         if known is None:
-            new.key, new.loose = key, loose
+            new.key, new.loose, new.history = key, loose, history
             self.units.append(new)
             if key:
                 self.messages[key] = new
@@ -283,10 +288,10 @@ def _same(copy: str, original: str, *, loose: bool) -> bool:
     return normalise(copy) == normalise(original) if loose else copy == original
 
 
-def _is_copy(unit: _Unit, shown: Sequence[_Unit]) -> bool:
-    """The unit repeats the last k ≥ 1 units shown before it (§11.6)."""
+def _copied(unit: _Unit, shown: Sequence[_Unit]) -> int:
+    """How many of the last units shown before it the unit repeats (§11.6); 0: none."""
     if unit.tools or unit.results or not normalise(unit.text):
-        return False
+        return 0
     for k in range(1, len(shown) + 1):
         run = shown[-k:]
         text = "".join(u.text for u in run)
@@ -294,8 +299,15 @@ def _is_copy(unit: _Unit, shown: Sequence[_Unit]) -> bool:
         if _same(unit.text, text, loose=unit.loose) and (
             not unit.reasoning or _same(unit.reasoning, reasoning, loose=unit.loose)
         ):
-            return True
-    return False
+            return k
+    return 0
+
+
+def _pieces_of(unit: _Unit, run: Sequence[_Unit]) -> bool:
+    """History messages that the next one repeats whole were its pieces (§11.6)."""
+    return (
+        unit.history and len(run) > 1 and all(u.history and not (u.tools or u.results) for u in run)
+    )
 
 
 def _is_remnant(before: _Unit, unit: _Unit) -> bool:
@@ -315,7 +327,15 @@ def _is_remnant(before: _Unit, unit: _Unit) -> bool:
 def _view(units: _Units) -> UserView:
     shown: list[_Unit] = []
     for unit in units.units:
-        if unit.empty() or _is_copy(unit, shown):
+        if unit.empty():
+            continue
+        if k := _copied(unit, shown):
+            run = shown[-k:]
+            if _pieces_of(unit, run):  # one message, under the first piece's id
+                text, reasoning = "".join(u.text for u in run), "".join(u.reasoning for u in run)
+                shown[-k:] = [
+                    _Unit(run[0].key, False, history=True, text=text, reasoning=reasoning)
+                ]
             continue
         if shown and _is_remnant(shown[-1], unit):
             shown[-1] = replace(unit, key=shown[-1].key)  # one answer, the remnant's id
@@ -341,7 +361,7 @@ def unary_view(result: Frame) -> UserView:
     units = _Units()
     if isinstance(result, TaskFrame):
         for message in result.history:
-            units.message(message, {}, loose=False)
+            units.message(message, {}, loose=False, history=True)
         for artifact in result.artifacts:
             units.artifact(artifact, result.metadata, append=False, kept=True)
         units.status(result.state, result.status_message, result.metadata)

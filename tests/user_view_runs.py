@@ -724,9 +724,11 @@ def unary_json(run: Run) -> dict[str, Any]:
 
 
 def _shown_status(segment: StatusText, *, keeps_response_id: bool) -> list[Shown]:
+    text, reasoning = _text_of(segment)
     if segment.response_id and keeps_response_id:
-        text, reasoning = _text_of(segment)
         return [Shown(segment.response_id, text, reasoning)]
+    if segment.whole:  # the whole after its pieces, in a history: they were its pieces
+        return [Shown(segment.pieces[0].message_id, text, reasoning)]
     return [Shown(p.message_id, p.text, p.reasoning) for p in segment.pieces]
 
 

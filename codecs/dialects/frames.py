@@ -376,9 +376,11 @@ class _History:
 
     shown: ShownText = field(default_factory=ShownText)
     ids: ResponseIds = field(default_factory=ResponseIds)
-    kept: list[WireMessage] = field(default_factory=list)
+    kept: list[WireMessage | None] = field(default_factory=list)
     #: id → index in ``kept`` of the message shown under it.
     at: dict[str, int] = field(default_factory=dict)
+    #: Each unit of a text message → its index in ``kept``.
+    _text_at: dict[int, int] = field(default_factory=dict)
 
     def add(self, message: WireMessage) -> None:
         text, thought, text_only = _texts(message.parts)
@@ -393,14 +395,36 @@ class _History:
             if not known.same(text, thought):
                 known.extend(text, thought)
                 earlier = self.kept[self.at[key]]
+                assert earlier is not None
                 self.kept[self.at[key]] = replace(earlier, parts=earlier.parts + message.parts)
             return
-        if self.shown.copied(text, thought, loose=False):
+        copied = self.shown.copied(text, thought, loose=False)
+        if copied:
+            if len(copied) > 1 and all(id(u) in self._text_at for u in copied):
+                self._merge(len(copied))
             return
-        self.shown.add(key, text, thought)
+        unit = self.shown.add(key, text, thought)
+        self._text_at[id(unit)] = len(self.kept)
         if key:
             self.at[key] = len(self.kept)
         self.kept.append(message)
+
+    def _merge(self, count: int) -> None:
+        """The messages the next one repeats whole were its pieces (ADK keeps its pieces
+        and then the whole, without the response id that tied them): one message, under
+        the first piece's id."""
+        places = [self._text_at.pop(id(u)) for u in self.shown.units[-count:]]
+        pieces = [self.kept[i] for i in places]
+        first = pieces[0]
+        assert first is not None
+        parts = tuple(p for piece in pieces if piece is not None for p in piece.parts)
+        self.kept[places[0]] = replace(first, parts=parts)
+        for place in places[1:]:
+            self.kept[place] = None
+        self._text_at[id(self.shown.merge(count))] = places[0]
+
+    def messages(self) -> list[WireMessage]:
+        return [m for m in self.kept if m is not None]
 
 
 def _remnant(before: list[WireArtifact], shown: list[Shown], text: str) -> bool:
@@ -418,7 +442,7 @@ def normalise_task(frame: Frame) -> Frame:
     history = _History()
     for message in frame.history:
         history.add(message)
-    kept = history.kept
+    kept = history.messages()
     status = frame.status_message
     failure = _texts(status.parts)[:2] if status and frame.state in FAILURE_STATES else None
     if failure is not None and any(failure):

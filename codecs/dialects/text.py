@@ -121,6 +121,24 @@ class ShownText:
             self._by_key[key] = unit
         return unit
 
+    def merge(self, count: int) -> Shown:
+        """The last ``count`` units as one, under the first one's id."""
+        run = self.units[-count:]
+        merged = Shown(
+            run[0].key,
+            "".join(u.text for u in run),
+            "".join(u.reasoning for u in run),
+            sum(u.weight for u in run),
+        )
+        del self.units[-count:]
+        self.units.append(merged)
+        for unit in run:
+            if unit.key and self._by_key.get(unit.key) is unit:
+                del self._by_key[unit.key]
+        if merged.key:
+            self._by_key[merged.key] = merged
+        return merged
+
     @property
     def last(self) -> str | None:
         """The id of the unit shown last (the response a run's error belongs to)."""
