@@ -122,8 +122,11 @@ class DialectFrames:
     _shown: ShownText = field(default_factory=ShownText)
     #: artifact id → what it shows.
     _artifacts: dict[str, _Artifact] = field(default_factory=dict)
-    #: Units shown in pieces and not complete yet.
+    #: Units shown in pieces and not complete yet (what the run's end completes).
     _open: list[Shown] = field(default_factory=list)
+    #: Those, and trpc's responses streamed in chunks and not complete yet: a copy of
+    #: one of them completes it (once).
+    _incomplete: set[int] = field(default_factory=set)
     #: Frames that complete them, sent before the frame that made them complete.
     _closing: list[Frame] = field(default_factory=list)
 
@@ -188,10 +191,12 @@ class DialectFrames:
         return ObjectType.COMPLETION
 
     def _opened(self, unit: Shown) -> None:
+        self._incomplete.add(id(unit))
         if not any(u is unit for u in self._open):
             self._open.append(unit)
 
     def _closed(self, unit: Shown) -> None:
+        self._incomplete.discard(id(unit))
         self._open = [u for u in self._open if u is not unit]
 
     def _close_all(self, frame: Frame) -> list[Frame]:
@@ -202,6 +207,7 @@ class DialectFrames:
             for u in self._open
             if u.text or u.reasoning
         ]
+        self._incomplete -= {id(u) for u in self._open}
         self._open = []
         return closing
 
@@ -295,8 +301,9 @@ class DialectFrames:
                 return [_chunk(frame, known.key, known.parts, ObjectType.COMPLETION)]
             self._opened(known.shown)
             return [_chunk(frame, known.key, known.parts)]
-        if len(copied) == 1 and copied[0].key:  # the complete text of that one unit
-            unit = copied[0]
+        unit = copied[0]
+        if len(copied) == 1 and unit.key and id(unit) in self._incomplete:
+            self._closed(unit)  # the complete text of that one response
             parts = _text_parts(unit.text, unit.reasoning)
             return [_chunk(frame, unit.key, parts, ObjectType.COMPLETION)]
         return []
@@ -311,10 +318,12 @@ class DialectFrames:
             if not (text or thought):
                 return []
             known.shown.extend(text, thought)
+            self._opened(known.shown)
             return [_chunk(frame, known.key, frame.artifact.parts, append=True)]
         if known.shown.same(text, thought):
             return []  # its whole text once more
         known.shown.replace(text, thought)
+        self._closed(known.shown)
         return [_chunk(frame, known.key, frame.artifact.parts, ObjectType.COMPLETION)]
 
     def _record(self, frame: Frame, key: str, parts: tuple[WirePart, ...]) -> None:
@@ -326,11 +335,15 @@ class DialectFrames:
             metadata = _merged(frame.artifact.metadata, metadata)
         object_type = metadata.get(META_OBJECT_TYPE)
         if known is None:
-            self._add(frame, key, text, thought)
+            known = self._add(frame, key, text, thought)
         elif object_type == ObjectType.CHUNK:
             known.extend(text, thought)
         elif object_type == ObjectType.COMPLETION and (text or thought):
             known.replace(text, thought)
+        if object_type == ObjectType.CHUNK and key:
+            self._incomplete.add(id(known))
+        elif object_type == ObjectType.COMPLETION:
+            self._incomplete.discard(id(known))
 
 
 def _text_parts(text: str, reasoning: str) -> tuple[WirePart, ...]:
