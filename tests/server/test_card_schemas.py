@@ -112,8 +112,8 @@ async def _served(server: BridgeServer) -> dict[str, tuple[dict[str, Any], set[s
         v1 = {"A2A-Version": "1.0"}
         unmarked = await get(CURRENT)
         return {
-            # The unmarked form carries the 0.3 fields with --legacy-card (and wherever
-            # the default card is the merged one): then 0.3 readers get it too.
+            # The unmarked form is the merged card (0.3 readers get it too), or the 1.0
+            # card alone with --strict-card.
             "agent-card.json": (unmarked, BOTH if "url" in unmarked else V1_0),
             "agent-card.json, A2A-Version 1.0": (await get(CURRENT, **v1), V1_0),
             "agent-card.json, A2A-Version 0.3": (
@@ -140,9 +140,9 @@ def _check(forms: dict[str, tuple[dict[str, Any], set[str]]], *, bridge_made: bo
             raise AssertionError(f"{name}: {exc}") from exc
 
 
-@pytest.mark.parametrize("legacy", [False, True], ids=["default", "legacy-card"])
-async def test_serve_cards(legacy: bool) -> None:
-    async with BridgeServer(demo_agent(), ServerOptions(legacy_card=legacy)) as server:
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-card"])
+async def test_serve_cards(strict: bool) -> None:
+    async with BridgeServer(demo_agent(), ServerOptions(strict_card=strict)) as server:
         _check(await _served(server), bridge_made=True)
 
 
