@@ -19,9 +19,10 @@ user, task, context or trace id: those belong to spans and log lines.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final
 
 from opentelemetry import metrics
@@ -57,8 +58,11 @@ RunKey = tuple[str, str, str, str]
 ENCODING: Final = "trpc_bridge.encoding"
 #: How a run, a push delivery or a store call ended (values below).
 OUTCOME: Final = "trpc_bridge.outcome"
-#: Which task-store call (``save``, ``get``, ``delete``, ``list``).
+#: Which task-store call: the store's ``get``, ``save``, ``delete``, ``list``; the
+#: journal's ``claim``, ``checkpoint``, ``release``.
 STORE_OPERATION: Final = "trpc_bridge.task_store.operation"
+#: Which fan-out backend carried a frame between replicas (``postgresql``, ``redis``).
+FANOUT_BACKEND: Final = "trpc_bridge.fanout"
 
 OUTCOME_OK: Final = "ok"
 OUTCOME_ERROR: Final = "error"
@@ -176,16 +180,17 @@ class BridgeMetrics:
             description="Push notifications: delivered, refused by the receiver, or failed "
             "after every retry.",
         )
-        self.fanout_lag = meter.create_histogram(
+        self.fanout_lag_seconds = meter.create_histogram(
             FANOUT_LAG,
             unit="s",
-            description="Time from a frame's publication on one replica to its arrival on another.",
+            description="Time from a frame's publication on the replica that runs its task "
+            "to its delivery to a follower on another replica (per batch: its oldest frame).",
             explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
         )
         self.store_duration = meter.create_histogram(
             STORE_DURATION,
             unit="s",
-            description="Duration of task-store calls.",
+            description="Duration of task-store calls (database stores), by operation.",
             explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
         )
         self._running: dict[int, tuple[Mapping[str, AttributeValue], Callable[[], int]]] = {}
@@ -201,6 +206,9 @@ class BridgeMetrics:
         #: A run's attributes, and with each outcome, made once per attribute set.
         self._run_attributes: dict[RunKey, Attributes] = {}
         self._ended_attributes: dict[tuple[RunKey, str, str], Attributes] = {}
+        # Operations and backends are a few fixed names: these stay small.
+        self._store_attributes: dict[tuple[str, str], Attributes] = {}
+        self._fanout_attributes: dict[str, Attributes] = {}
 
     # --- running tasks: read when the exporter collects ------------------------------------
 
@@ -275,14 +283,36 @@ class BridgeMetrics:
         """One push notification ``delivered``, ``refused`` or ``failed``."""
         self.push_deliveries.add(1, {OUTCOME: outcome})
 
-    def fanout_received(self, seconds: float, backend: str) -> None:
-        self.fanout_lag.record(max(0.0, seconds), {"trpc_bridge.fanout": backend})
+    def fanout_lag(self, seconds: float, backend: str) -> None:
+        """A batch of frames published ``seconds`` ago on another replica (its oldest
+        frame's publication, in that replica's clock) reached its follower here."""
+        attributes = self._fanout_attributes.get(backend)
+        if attributes is None:
+            attributes = self._fanout_attributes[backend] = {FANOUT_BACKEND: backend}
+        self._records.record(self.fanout_lag_seconds, backend, attributes, max(0.0, seconds))
 
-    def store_call(self, operation: str, seconds: float, *, failed: bool = False) -> None:
-        self.store_duration.record(
-            seconds,
-            {STORE_OPERATION: operation, OUTCOME: OUTCOME_ERROR if failed else OUTCOME_OK},
-        )
+    @contextlib.contextmanager
+    def store_call(
+        self, operation: str, expected: tuple[type[BaseException], ...] = ()
+    ) -> Iterator[None]:
+        """Time the task-store call inside the ``with``; an exception other than
+        ``expected`` ones (an answer, such as "the task already runs") is an error."""
+        outcome = OUTCOME_ERROR
+        started = time.perf_counter()
+        try:
+            yield
+            outcome = OUTCOME_OK
+        except expected:
+            outcome = OUTCOME_OK
+            raise
+        finally:
+            elapsed = time.perf_counter() - started
+            key = (operation, outcome)
+            attributes = self._store_attributes.get(key)
+            if attributes is None:
+                attributes = {STORE_OPERATION: operation, OUTCOME: outcome}
+                self._store_attributes[key] = attributes
+            self._records.record(self.store_duration, key, attributes, elapsed)
 
     # --- runs --------------------------------------------------------------------------------
 
@@ -485,3 +515,14 @@ def metrics_for(provider: MeterProvider | None = None) -> BridgeMetrics | None:
             found = (current, BridgeMetrics(current))
             _BY_PROVIDER[id(current)] = found
     return found[1]
+
+
+def store_timer(
+    metrics: BridgeMetrics | None,
+    operation: str,
+    expected: tuple[type[BaseException], ...] = (),
+) -> contextlib.AbstractContextManager[None]:
+    """:meth:`BridgeMetrics.store_call`, or nothing when metrics are off."""
+    if metrics is None:
+        return contextlib.nullcontext()
+    return metrics.store_call(operation, expected)

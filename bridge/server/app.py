@@ -112,6 +112,7 @@ class BridgeServer:
         self.replicas: ReplicaMonitor | None = None
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
+            self.task_store.metrics = self.ops.metrics
             self._durable(JournalTables(self.task_store))
         self.push: PushDelivery | None = None
         if self.options.push.enabled:
@@ -138,6 +139,7 @@ class BridgeServer:
         self.fanout = make_fanout(self.options.durability.fanout, tables)
         if self.fanout is not None:
             self.fanout.on_command = self._on_command
+            self.fanout.metrics = self.ops.metrics
         self.journal = TaskJournal(
             tables, interval=self.options.durability.journal_interval, fanout=self.fanout
         )
