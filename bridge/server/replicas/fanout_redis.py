@@ -54,6 +54,18 @@ def _seq(entry_id: bytes | str, previous: int) -> int:
     return int(low) if high == "0" else previous + 1
 
 
+def _record_lag(metrics: BridgeMetrics, entries: list[Any], since: float) -> None:
+    """The lag of each batch (distinct stamp) among ``entries`` published from ``since``."""
+    now = time.time()
+    for stamp in {fields.get(b"t") for _, fields in entries}:
+        try:
+            published = float(stamp)
+        except (TypeError, ValueError):  # no stamp, or not a number
+            continue
+        if published >= since:
+            metrics.fanout_lag(now - published, "redis")
+
+
 async def _nothing() -> None:
     """Redis expires finished streams itself."""
 
@@ -139,8 +151,10 @@ class RedisFanOut:
 
     async def follow(self, task_id: str, after: int) -> AsyncIterator[tuple[int, StreamFrame]]:
         """Every frame after ``after``; once a read's frames are handed on, the lag of
-        each batch among them (its stamp) is recorded."""
+        each batch among them (its stamp) is recorded, except for batches published
+        before this follower started (catching up is not lag)."""
         key, cursor = _key(task_id), f"0-{after}"
+        started = time.time()
         while True:
             found = await self._redis.xread({key: cursor}, block=_BLOCK_MS)
             for _, entries in found or ():
@@ -149,14 +163,7 @@ class RedisFanOut:
                     after = seq
                     yield seq, frame
                 if self.metrics is not None:
-                    self._lag(self.metrics, entries)
-
-    @staticmethod
-    def _lag(metrics: BridgeMetrics, entries: list[Any]) -> None:
-        now = time.time()
-        for stamp in {fields.get(b"t") for _, fields in entries}:
-            with contextlib.suppress(TypeError, ValueError):  # no stamp, or not a number
-                metrics.fanout_lag(now - float(stamp), "redis")
+                    _record_lag(self.metrics, entries, started)
 
     # --- commands ---------------------------------------------------------------------
 
