@@ -33,6 +33,11 @@ class Agent(Protocol):
     Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
     ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
+
+    Optional: ``meters_own_tokens = True`` says the agent's own client call records the
+    token usage of its events (a remote agent, through
+    :func:`~trpc_bridge.telemetry.client.trace_remote_run`); a server running it then
+    does not record them again (:func:`meters_own_tokens`).
     """
 
     name: str
@@ -64,6 +69,11 @@ class _RunFn(Protocol):
 def tools_run_elsewhere(agent: Agent) -> bool:
     """Whether ``agent``'s tool calls ran in another process (see :class:`Agent`)."""
     return bool(getattr(agent, "tools_run_elsewhere", False))
+
+
+def meters_own_tokens(agent: Agent) -> bool:
+    """Whether ``agent``'s client call records its token usage (see :class:`Agent`)."""
+    return bool(getattr(agent, "meters_own_tokens", False))
 
 
 async def close_events(events: AsyncIterator[AgentEvent]) -> None:

@@ -324,9 +324,12 @@ class BridgeMetrics:
         protocol_version: str = "",
         encoding: str = "",
         streamed: bool = True,
+        tokens: bool = True,
     ) -> RunMeter:
         """The meter of one served run, started now; ``streamed``: its caller receives
-        the events as they come (its time to first token means something)."""
+        the events as they come (its time to first token means something); ``tokens``:
+        the run's token usage is recorded here (not for a remote agent, whose client
+        call records it: :class:`ClientCallMeter`)."""
         key = (agent_name, transport, protocol_version, encoding)
         attributes = self._run_attributes.get(key)
         if attributes is None:
@@ -341,7 +344,14 @@ class BridgeMetrics:
                 attributes[ENCODING] = encoding
             if len(self._run_attributes) < 1024:  # bounded, as the attribute sets are
                 self._run_attributes[key] = attributes
-        return RunMeter(self, key, attributes, streamed=streamed)
+        return RunMeter(self, key, attributes, streamed=streamed, tokens=tokens)
+
+    def tokens_used(self, attributes: Attributes, input_tokens: int, output_tokens: int) -> None:
+        """``gen_ai.client.token.usage`` of one run or call: its input and output tokens
+        (each when not 0), with ``attributes`` and the token type."""
+        for kind, count in (("input", input_tokens), ("output", output_tokens)):
+            if count:
+                self.token_usage.record(count, {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind})
 
     def run_ended(
         self, key: RunKey, attributes: Attributes, outcome: str, error: str, seconds: float
@@ -396,15 +406,23 @@ class RunMeter:
         "_output_tokens",
         "_started",
         "_streamed",
+        "_tokens",
     )
 
     def __init__(
-        self, metrics: BridgeMetrics, key: RunKey, attributes: Attributes, *, streamed: bool
+        self,
+        metrics: BridgeMetrics,
+        key: RunKey,
+        attributes: Attributes,
+        *,
+        streamed: bool,
+        tokens: bool,
     ) -> None:
         self._metrics = metrics
         self._key = key
         self._attributes = attributes
         self._streamed = streamed
+        self._tokens = tokens
         self._started = time.perf_counter()
         self._first = 0.0
         self._last = 0.0
@@ -428,7 +446,7 @@ class RunMeter:
                 self._last = now
                 self._deltas += 1
         usage = event.usage
-        if usage is not None:
+        if usage is not None and self._tokens and not event.is_partial:
             self._input_tokens += usage.prompt_tokens
             self._output_tokens += usage.completion_tokens
         error = event.error
@@ -445,11 +463,7 @@ class RunMeter:
         if self._events:
             metrics.events_written(attributes, self._events)
         if self._input_tokens or self._output_tokens:
-            tokens = (("input", self._input_tokens), ("output", self._output_tokens))
-            for kind, count in tokens:
-                if count:
-                    kind_attributes = {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind}
-                    metrics.token_usage.record(count, kind_attributes)
+            metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
             metrics.run_ended(self._key, attributes, OUTCOME_ERROR, self._error, elapsed)
             return
@@ -467,23 +481,40 @@ class RunMeter:
 
 
 class ClientCallMeter:
-    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once."""
+    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once. The
+    tokens the remote agent reports (``AgentEvent.usage`` decoded from the wire) are
+    recorded here, once per call, with the call's attributes."""
 
-    __slots__ = ("_attributes", "_error", "_metrics", "_started")
+    __slots__ = (
+        "_attributes",
+        "_error",
+        "_input_tokens",
+        "_metrics",
+        "_output_tokens",
+        "_started",
+    )
 
     def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
         self._metrics = metrics
         self._attributes = attributes
         self._started = time.perf_counter()
         self._error = ""
+        self._input_tokens = 0
+        self._output_tokens = 0
 
     def observe(self, event: AgentEvent) -> None:
+        usage = event.usage
+        if usage is not None and not event.is_partial:
+            self._input_tokens += usage.prompt_tokens
+            self._output_tokens += usage.completion_tokens
         error = event.error
         if error is not None and event.is_terminal_error():
             self._error = error_type(error.type)
 
     def end(self) -> None:
         attributes = self._attributes
+        if self._input_tokens or self._output_tokens:
+            self._metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
             attributes = {**attributes, error_attributes.ERROR_TYPE: self._error}
         self._metrics.client_duration.record(time.perf_counter() - self._started, attributes)

@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
+from trpc_bridge.agent import (
+    Agent,
+    agent_failure_message,
+    close_events,
+    meters_own_tokens,
+    tools_run_elsewhere,
+)
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.auth.authenticator import AuthGate
@@ -188,6 +194,7 @@ class AgentRunner:
                     protocol_version=caller.protocol_version,
                     encoding=encoding,
                     streamed=streamed,
+                    tokens=not meters_own_tokens(self.agent),
                 )
                 if self.metrics is not None
                 else None
