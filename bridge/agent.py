@@ -33,6 +33,9 @@ class Agent(Protocol):
     Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
     ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
+    ``forwards_caller_token = True`` asks for the caller's bearer token in
+    ``AgentRequest.caller_token`` (a proxy that forwards it upstream); no other agent
+    gets it (:func:`forwards_caller_token`).
 
     Optional: ``meters_own_tokens = True`` says the agent's own client call records the
     token usage of its events (a remote agent, through
@@ -74,6 +77,11 @@ def tools_run_elsewhere(agent: Agent) -> bool:
 def meters_own_tokens(agent: Agent) -> bool:
     """Whether ``agent``'s client call records its token usage (see :class:`Agent`)."""
     return bool(getattr(agent, "meters_own_tokens", False))
+
+
+def forwards_caller_token(agent: Agent) -> bool:
+    """Whether ``agent`` is given the caller's bearer token (see :class:`Agent`)."""
+    return bool(getattr(agent, "forwards_caller_token", False))
 
 
 async def close_events(events: AsyncIterator[AgentEvent]) -> None:

@@ -20,7 +20,13 @@ from typing import Any
 import typer
 
 from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
-from trpc_bridge.server.options import Durability, EncodingOptions, Limits, ServerOptions
+from trpc_bridge.server.options import (
+    Durability,
+    EncodingOptions,
+    Limits,
+    PushOptions,
+    ServerOptions,
+)
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,21 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "max_request_bytes": _Flag(
         int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),
+    "max_header_bytes": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_bytes,
+            help="Largest request head (request line and headers; gRPC: a call's metadata); "
+            "a larger one gets HTTP 431 and the connection closes.",
+        ),
+    ),
+    "max_header_lines": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_lines,
+            help="Header lines a request head may have (gRPC: metadata entries); more get 431.",
+        ),
+    ),
     "adk_keys": _Flag(
         bool,
         typer.Option(
@@ -231,6 +252,58 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "card_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--card-signing-key",
+            help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
+            "card signatures; its public key is served at /.well-known/jwks.json).",
+        ),
+    ),
+    "push_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--push-signing-key",
+            help="PEM private key that signs push-notification JWTs, re-read when the file "
+            "changes (rotation without a restart; replicas share it). Default: keys "
+            "generated in memory, rotated every --push-key-rotation seconds.",
+        ),
+    ),
+    "push_key_rotation": _Flag(
+        float,
+        typer.Option(
+            PushOptions.key_rotation,
+            help="Seconds between rotations of generated push-signing keys; 0 = never.",
+        ),
+    ),
+    "redact": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--redact/--no-redact",
+            help="Mask secrets (API keys, tokens, private keys) in what the bridge writes for "
+            "its callers: tfrs progress, ACP records and wire log, spans, logs.",
+        ),
+    ),
+    "redact_pattern": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--redact-pattern",
+            help="Another regular expression to mask (besides the built-in credential "
+            "formats); repeatable.",
+        ),
+    ),
+    "redact_hook": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--redact-hook",
+            help="package.module:function (str -> str) applied after the patterns.",
+        ),
+    ),
     "header_timeout": _Flag(
         float,
         typer.Option(
@@ -272,14 +345,15 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
         ),
     ),
-    "legacy_card": _Flag(
+    "strict_card": _Flag(
         bool,
         typer.Option(
             False,
-            "--legacy-card",
-            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
-            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
-            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+            "--strict-card",
+            help="Serve agent-card.json to requests without A2A-Version as the A2A 1.0 card "
+            "alone, valid against the 1.0 JSON schema (strict 1.0 validators, the TCK's card "
+            "test); A2A 0.3 clients then cannot read it. Off: the 1.0 card merged with the "
+            "0.3 fields (url, preferredTransport, …), which 0.3 and 1.0 clients all read.",
         ),
     ),
     "metrics_port": _Flag(
@@ -337,7 +411,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
-_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+_POSITIVE = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive",
+    "max_connections",
+    "max_header_bytes",
+    "max_header_lines",
+)
 
 
 _MAX_PORT = 65535
@@ -362,6 +443,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.redaction import policy_of
     from trpc_bridge.server.auth.options import SecurityConfigError
     from trpc_bridge.server.ops.options import OpsOptions
     from trpc_bridge.server.options import PushOptions
@@ -377,6 +459,18 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     for name in _POSITIVE:
         if flags[name] <= 0:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    try:
+        policy_of_flags = policy_of(
+            enabled=flags["redact"],
+            extra_patterns=tuple(flags["redact_pattern"] or ()),
+            hook=flags["redact_hook"],
+        )
+    except ValueError as exc:
+        raise FlagError(str(exc)) from None
+    if flags["push_key_rotation"] < 0:
+        raise FlagError(
+            f"--push-key-rotation must be 0 (never) or more, not {flags['push_key_rotation']}"
+        )
     if flags["run_timeout"] < 0:
         raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     if flags["log_format"] not in LOG_FORMATS:
@@ -395,7 +489,9 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
         playground=flags["playground"],
-        legacy_card=flags["legacy_card"],
+        strict_card=flags["strict_card"],
+        card_signing_key=flags["card_signing_key"],
+        redaction=policy_of_flags,
         ops=OpsOptions(
             metrics_path=flags["metrics_path"],
             metrics_port=None if flags["metrics_port"] < 0 else flags["metrics_port"],
@@ -406,6 +502,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             max_request_bytes=flags["max_request_bytes"],
             max_connections=flags["max_connections"],
             header_timeout=flags["header_timeout"],
+            max_header_bytes=flags["max_header_bytes"],
+            max_header_lines=flags["max_header_lines"],
             body_timeout=flags["body_timeout"],
             keep_alive=flags["keep_alive"],
             run_timeout=flags["run_timeout"],
@@ -431,6 +529,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
                 allow_hosts=tuple(flags["push_allow_host"] or ()),
                 allow_loopback=flags["push_allow_loopback"],
             ),
+            signing_key=flags["push_signing_key"],
+            key_rotation=flags["push_key_rotation"],
         ),
         security=security,
     )
@@ -509,11 +609,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
     task store that cannot be used (or a ``TRPC_BRIDGE_LOOP`` that names no usable loop)
-    one line and exit 2."""
+    one line and exit 2, and so does a signing key file that cannot be used."""
     import contextlib
     import gc
 
     from trpc_bridge.cli.event_loop import LoopError, run
+    from trpc_bridge.server.signing.keys import SigningKeyError
     from trpc_bridge.server.tasks.store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
@@ -523,7 +624,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run(main)
-    except (TaskStoreError, LoopError) as exc:
+    except (TaskStoreError, LoopError, SigningKeyError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host
