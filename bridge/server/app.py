@@ -316,6 +316,7 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 plain_paths=[agui_path, *unchecked],
                 public_paths=public,
+                loopback_paths=self.ops.loopback_paths(self.base_path),
             ),
             Middleware(
                 RequestLimits,
