@@ -26,6 +26,7 @@ from trpc_bridge.client.credentials import CredentialOptions
 from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.codecs.tfrs import ProgressItem
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
 from trpc_bridge.message_aggregate import MessageAggregator
@@ -60,7 +61,7 @@ async def run_call(
     progress: bool = False,
     credentials: CredentialOptions | None = None,
     card_trust: CardTrust | None = None,
-    ca_file: str = "",
+    tls: ClientTls | None = None,
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
@@ -80,7 +81,7 @@ async def run_call(
                 stream=stream,
                 credentials=credentials,
                 card_trust=card_trust,
-                ca_file=ca_file,
+                tls=tls,
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -133,6 +134,7 @@ def _json_progress(item: ProgressItem) -> None:
 def call(
     credentials: CredentialOptions,
     card_trust: CardTrust | None,
+    tls: ClientTls,
     url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
     message: str = typer.Argument(..., help="The text to send."),
     json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
@@ -152,12 +154,6 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
-    ca_file: str = typer.Option(
-        "",
-        "--ca-file",
-        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
-        "certificates are always verified.",
-    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -175,7 +171,7 @@ def call(
             progress=progress,
             credentials=credentials,
             card_trust=card_trust,
-            ca_file=ca_file,
+            tls=tls,
         )
     )
     raise typer.Exit(code)

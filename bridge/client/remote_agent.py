@@ -158,7 +158,7 @@ class RemoteAgent:
         progress: bool = False,
         card_trust: CardTrust | None = None,
         credentials: CredentialOptions | TokenSource | ForwardedToken | None = None,
-        ca_file: str = "",
+        tls: ClientTls | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
@@ -168,11 +168,13 @@ class RemoteAgent:
         these keys (:mod:`~trpc_bridge.client.card_trust`). ``credentials``: the token
         sent with every request, placed as the card's security scheme says
         (:mod:`~trpc_bridge.client.credentials`, :mod:`~trpc_bridge.client.auth_headers`);
-        sent only to endpoints on ``url``'s host. TLS certificates are verified, against
-        ``ca_file`` (PEM) instead of the system's CAs when given.
+        sent only to endpoints on ``url``'s host. ``tls``: the CAs that verify the server
+        (default: the system's) and the client certificate to present, on every transport
+        (:mod:`~trpc_bridge.client.tls`).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        tls = ClientTls(ca_file)
+        tls = tls or ClientTls()
+        tls.check()
         http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)

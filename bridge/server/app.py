@@ -345,9 +345,11 @@ class BridgeServer:
         this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
         that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
-        self.ops.install_span_buffer()
         try:
             await check_task_store(self.task_store, self.options.durability.task_store)
+            # The span buffer joins the process's tracer provider for good: only once the
+            # server can serve (a failed start must not turn tracing on for the process).
+            self.ops.install_span_buffer()
             await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
