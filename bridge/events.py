@@ -162,7 +162,9 @@ class Choice(BaseModel):
 
 class Usage(BaseModel):
     """``model.Usage``: the tokens one LLM response used, when the agent reports them
-    (read by the bridge's metrics, ``gen_ai.client.token.usage``; not sent on the wire)."""
+    (the bridge's metrics count complete responses', ``gen_ai.client.token.usage``).
+    Carried by the trpc codec as the ``usage`` response metadata (``docs/wire-spec.md``
+    §2.2) and by AgentHost's ``AgentEvent.usage``."""
 
     model_config = _MODEL_CONFIG
     prompt_tokens: int = 0

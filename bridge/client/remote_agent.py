@@ -88,6 +88,8 @@ class RemoteAgent:
     #: Its tools run in the remote process, which records their spans (not a proxy's
     #: runner serving this agent, nor this client).
     tools_run_elsewhere = True
+    #: Its calls record the tokens the remote agent reports (``trace_remote_run``).
+    meters_own_tokens = True
 
     def __init__(
         self,

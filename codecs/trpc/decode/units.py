@@ -31,7 +31,9 @@ from trpc_bridge.codecs.trpc.keys import (
     META_STATE_DELTA,
     META_TAG,
     META_TASK_STATE,
+    META_USAGE,
     decode_state_delta,
+    decode_usage,
 )
 from trpc_bridge.events import (
     AgentEvent,
@@ -42,6 +44,7 @@ from trpc_bridge.events import (
     ResponseError,
     Role,
     Tag,
+    Usage,
 )
 
 #: The status message of a frame that has none.
@@ -58,6 +61,8 @@ class Meta:
     state_delta: dict[str, bytes | None]
     task_state: str
     raw: JsonMap
+    #: The bridge's ``usage`` key (a trpc-agent-go peer writes none).
+    usage: Usage | None = None
 
     @classmethod
     def read(cls, metadata: JsonMap, task_state: str = "") -> Meta:
@@ -69,6 +74,7 @@ class Meta:
             state_delta=decode_state_delta(metadata.get(META_STATE_DELTA)),
             task_state=state,
             raw=metadata,
+            usage=decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
         )
 
     def error(self, fallback_text: str) -> ResponseError | None:
@@ -138,6 +144,7 @@ class EventFactory:
             id=unit.event_id,
             tag=tag,
             state_delta=unit.meta.state_delta,
+            usage=unit.meta.usage,
             invocation_id=self._invocation_id,
             author=self._author,
             **fields,
