@@ -12,13 +12,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import ipaddress
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 import typer
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
 from trpc_bridge.server.options import (
     Durability,
@@ -554,15 +554,6 @@ def _access_log(flags: dict[str, Any]) -> bool:
     return flags["log_format"] == "json" if chosen is None else chosen
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     """What the flags set up for the whole process before serving: the log format, the
     meter provider (and its Prometheus text when scraped); and the playground's span
@@ -577,7 +568,7 @@ def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     buffer = None
     trace_view: bool | None = flags["trace_view"]
     if trace_view is None:
-        trace_view = options.playground and _loopback(options.host)
+        trace_view = options.playground and is_loopback(options.host)
     if trace_view:
         from trpc_bridge.telemetry.span_buffer import SpanBuffer
 

@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from starlette.authentication import BaseUser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.server.auth.answers import answer, jsonrpc_body, plain_body, rest_body
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.errors import AuthError, Unauthenticated
-from trpc_bridge.server.auth.options import is_loopback
 from trpc_bridge.server.auth.presented import from_asgi
 from trpc_bridge.server.auth.principal import Principal
 

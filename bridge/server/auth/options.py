@@ -13,9 +13,10 @@ so the schemes, and what they import (JOSE, gRPC), load only when a server is bu
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from trpc_bridge.addresses import is_loopback
 
 if TYPE_CHECKING:
     from trpc_bridge.server.auth.authenticator import Authenticator, AuthGate
@@ -27,19 +28,6 @@ AUTH_CHOICES = ("none", "oidc", "api-key", "mtls")
 
 class SecurityConfigError(ValueError):
     """Flags that cannot be served together: one line naming the flags."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a bind or peer address) is this machine only; an IPv4 address
-    mapped into IPv6 (``::ffff:127.0.0.1``, a dual-stack socket's peer) counts as itself."""
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool((mapped or address).is_loopback)
 
 
 @dataclass(frozen=True)
