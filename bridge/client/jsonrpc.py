@@ -51,32 +51,44 @@ def _message_json(message: Message, version: str) -> dict[str, Any]:
     return as_dict
 
 
-_SKIPPED = object()
+SKIPPED = object()
 
 
-def stream_result(data: str, method: str) -> Any:
-    """The result one SSE frame's ``data`` carries; ``_SKIPPED`` for a frame that is not
-    JSON (trpc's reader skips those too; JSON nested past the parser's depth is not JSON
-    either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client skips
-    error frames, the bridge reports the failed stream."""
+def stream_result(data: str | bytes, method: str) -> Any:
+    """The result one SSE frame's ``data`` carries; :data:`SKIPPED` for a frame that is
+    not JSON (trpc's reader skips those too; JSON nested past the parser's depth is not
+    JSON either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client
+    skips error frames, the bridge reports the failed stream. ``data`` as bytes is read
+    as the SSE reader decodes its lines: UTF-8, a bad byte read as U+FFFD."""
     try:
         envelope = parse_json(data)
     except BodyError:
-        return _SKIPPED
+        if not isinstance(data, bytes):
+            return SKIPPED
+        try:
+            envelope = parse_json(data.decode("utf-8", "replace"))
+        except BodyError:
+            return SKIPPED
     if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
         return envelope  # a bare result, without the JSON-RPC envelope
-    return _result(envelope, method)
+    return result_of(envelope, method)
+
+
+def response_json(content: bytes, status: int, content_type: str, method: str) -> Any:
+    """A whole JSON response body; :class:`RemoteCallError` when it is not JSON."""
+    try:
+        return parse_json(content)
+    except BodyError:
+        kind = content_type or "no type"
+        raise RemoteCallError(f"{method}: HTTP {status} ({kind}), not JSON") from None
 
 
 def _response_json(response: httpx.Response, method: str) -> Any:
-    try:
-        return parse_json(response.content)
-    except BodyError:
-        kind = response.headers.get("content-type", "") or "no type"
-        raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
+    content_type = response.headers.get("content-type", "")
+    return response_json(response.content, response.status_code, content_type, method)
 
 
-def _result(envelope: Any, method: str) -> Any:
+def result_of(envelope: Any, method: str) -> Any:
     """The ``result`` of a JSON-RPC response, or :class:`RemoteCallError`."""
     if not isinstance(envelope, Mapping):
         raise RemoteCallError(f"{method}: response is not a JSON-RPC object")
@@ -121,7 +133,7 @@ class JsonRpcTransport:
             raise RemoteCallError(
                 f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
             ) from exc
-        return _result(_response_json(response, method), method)
+        return result_of(_response_json(response, method), method)
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
@@ -144,6 +156,17 @@ class JsonRpcTransport:
     def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
         params = {"message": _message_json(message, self._endpoint.version)}
         return self._stream("stream", params, headers)
+
+    def stream_call(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
+        """The method, body and headers :meth:`stream` sends (for another HTTP client)."""
+        params = {"message": _message_json(message, self._endpoint.version)}
+        return (
+            self._methods["stream"],
+            self._body("stream", params),
+            self._headers(headers, "text/event-stream"),
+        )
 
     def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
         return self._stream("subscribe", {"id": task_id}, headers)
@@ -171,11 +194,11 @@ class JsonRpcTransport:
                 # An error before the stream started comes back as plain JSON.
                 await response.aread()
                 envelope = _response_json(response, method)
-                yield _result(envelope, method)  # a server may answer with a single result
+                yield result_of(envelope, method)  # a server may answer with a single result
                 return
             async for event in read_events(response.aiter_lines()):
                 result = stream_result(event.data, method)
-                if result is not _SKIPPED:
+                if result is not SKIPPED:
                     yield result
         except httpx.HTTPError as exc:
             raise RemoteCallError(

@@ -36,6 +36,8 @@ from trpc_bridge.client.card import (
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
+from trpc_bridge.client.lean_http import LeanHttp, direct
+from trpc_bridge.client.passthrough import Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
@@ -99,6 +101,7 @@ class RemoteAgent:
         headers: Mapping[str, str] | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        tls: ClientTls | None = None,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -120,6 +123,8 @@ class RemoteAgent:
         self.speaks_tfrs = any(
             as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
         )
+        self._tls = tls or ClientTls()
+        self._raw: RawResults | None = None
 
     @property
     def skills(self) -> Sequence[Skill]:
@@ -178,11 +183,14 @@ class RemoteAgent:
             headers=headers,
             tracer_provider=tracer_provider,
             progress=progress,
+            tls=tls,
         )
 
     async def aclose(self) -> None:
         await self._transport.aclose()
         await self._http.aclose()
+        if self._raw is not None:
+            await self._raw.aclose()
 
     async def __aenter__(self) -> RemoteAgent:
         return self
@@ -201,19 +209,40 @@ class RemoteAgent:
         inject_headers(headers)  # the caller's W3C trace context, if it has one
         return headers
 
+    @property
+    def passes_through(self) -> bool:
+        """A streamed run can take a :class:`~trpc_bridge.client.passthrough.Passthrough`:
+        the agent streams A2A 0.3 JSON-RPC in trpc's dialect, reached without an HTTP
+        proxy, and no tfrs progress is asked for."""
+        endpoint = self.endpoint
+        return (
+            self._stream
+            and self.trpc_dialect
+            and not self.progress
+            and endpoint.binding == TRANSPORT_JSONRPC
+            and endpoint.version == "0.3"
+            and isinstance(self._transport, JsonRpcTransport)
+            and direct(endpoint.url)
+        )
+
     def run(
         self,
         request: AgentRequest,
         *,
         stream: bool | None = None,
         progress: ProgressSink | None = None,
+        passthrough: Passthrough | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``).
-        ``progress`` receives each new tfrs progress item (and asks the agent for them)."""
+        ``progress`` receives each new tfrs progress item (and asks the agent for them).
+        ``passthrough`` sees each result of a streamed run first (when
+        :attr:`passes_through`; see :mod:`~trpc_bridge.client.passthrough`)."""
         streaming = self._stream if stream is None else stream
+        if passthrough is not None and not (streaming and progress is None and self.passes_through):
+            passthrough = None
         events = (
-            self._run_streaming(request, progress)
+            self._run_streaming(request, progress, passthrough)
             if streaming
             else self._run_unary(request, progress)
         )
@@ -277,19 +306,34 @@ class RemoteAgent:
             frame = read_result(result)
         return result
 
+    def _raw_results(self) -> RawResults:
+        if self._raw is None:
+            assert isinstance(self._transport, JsonRpcTransport)
+            timeout = self._http.timeout
+            http = LeanHttp(
+                self.endpoint.url,
+                connect_timeout=timeout.connect,
+                idle_timeout=timeout.read,
+                ssl_context=self._tls.ssl_context(),
+            )
+            self._raw = RawResults(self._transport, self.endpoint.url, http)
+        return self._raw
+
     async def _run_streaming(
-        self, request: AgentRequest, sink: ProgressSink | None
+        self, request: AgentRequest, sink: ProgressSink | None, passthrough: Passthrough | None
     ) -> AsyncIterator[AgentEvent]:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
         headers = self._request_headers(request, progress=sink is not None)
         message = self._message(request)
+        source = self._transport if passthrough is None else self._raw_results()
         async with contextlib.aclosing(
             self._decode_stream(
-                lambda: self._transport.stream(message, headers),
+                lambda: source.stream(message, headers),
                 request,
                 headers,
                 sink,
                 owned=True,
+                passthrough=passthrough,
             )
         ) as events:
             async for event in events:
@@ -303,17 +347,30 @@ class RemoteAgent:
         sink: ProgressSink | None,
         *,
         owned: bool,
+        passthrough: Passthrough | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Decode one stream of results; ``owned``: the task is ours, so leaving early
-        cancels it (a subscription leaves the task running)."""
+        cancels it (a subscription leaves the task running). ``passthrough`` takes the
+        results it handles itself before they are decoded."""
         decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
         tap = self._tap(request, sink)
         completed = False
+
+        def absorb() -> None:
+            """The decoder's state as if it had decoded the results ``passthrough`` took."""
+            for standing in passthrough.standing() if passthrough is not None else ():
+                with contextlib.suppress(CodecError):
+                    decoder.feed(tap.take(standing)[1])
+
         try:
             async with contextlib.aclosing(open_stream()) as results:
                 async for result in results:
+                    if passthrough is not None:
+                        if passthrough.take(result):
+                            continue
+                        absorb()
                     known = decoder.task_id
                     progress_events, result = tap.take(result)
                     for event in progress_events:
@@ -330,11 +387,13 @@ class RemoteAgent:
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
+            absorb()
             yield run_error_event(
                 f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
         finally:
+            absorb()
             if owned and not completed and decoder.task_id and not decoder.finished:
                 # The consumer went away (aclose / cancellation): stop the remote task too.
                 await self._cancel(decoder.task_id, headers)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import httpx
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class ClientTls:
     def httpx_verify(self) -> ssl.SSLContext | bool:
         """``httpx``'s ``verify``: never off."""
         return ssl.create_default_context(cafile=self.ca_file) if self.ca_file else True
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The context httpx verifies with (for a client that is not httpx)."""
+        return httpx.create_ssl_context(verify=self.httpx_verify())
 
     def channel_factory(self, secure: bool) -> Callable[[str], grpc.aio.Channel]:
         """How to open a gRPC channel to a card's ``host:port``; ``secure``: the card came

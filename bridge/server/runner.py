@@ -40,6 +40,7 @@ from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
+from trpc_bridge.server.proxying.relay import relay_for
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -151,12 +152,14 @@ class AgentRunner:
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
+        source: Callable[[AgentRequest], AsyncIterator[AgentEvent]] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
-        off), for a door that names the run's trace to its caller."""
+        off), for a door that names the run's trace to its caller. ``source`` runs the
+        agent instead of its ``run`` (a relay: ``server/proxying``)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -177,7 +180,7 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
-            events = self.agent.run(request)
+            events = (source or self.agent.run)(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             try:
@@ -218,6 +221,12 @@ class AgentRunner:
         on_end: OnEnd | None = None,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
-        ``tasks/*`` find it, its frames published through ``encoder``."""
+        ``tasks/*`` find it, its frames published through ``encoder`` (or relayed from
+        the agent's own, when it streams what ``encoder`` writes: ``server/proxying``)."""
         self.tasks.add(live)
+        relay = relay_for(self.agent, encoder, live)
+        if relay is not None:
+            events = self.run(request, caller, task_id=live.task_id, source=relay.events)
+            live.start(events, relay.encoder, on_end)
+            return
         live.start(self.run(request, caller, task_id=live.task_id), encoder, on_end)

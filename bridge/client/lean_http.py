@@ -1,0 +1,331 @@
+"""A small HTTP/1.1 client for the proxy's pass-through: one ``POST`` at a time per
+connection, its answer read as Server-Sent Events or whole, connections kept alive.
+
+Why not httpx here: a proxied stream pays httpx's and h11's Python code for every chunk
+and ``aiter_lines`` for every line, about three quarters of the cost of reading a frame
+(``bench/vs_go.py``, ``proxy``). This client parses the response with httptools (C, the
+parser uvicorn serves with) on an asyncio protocol, splits the body into SSE events on
+bytes and hands over each event's ``data`` unparsed.
+
+It speaks only what the pass-through needs: ``http`` and ``https`` (certificates always
+verified, against the caller's CAs when given), no proxies (a caller that has an HTTP
+proxy configured for the upstream keeps httpx: :func:`direct`), no redirects. Failures
+raise :class:`LeanHttpError` with words for the caller, as :func:`~trpc_bridge.client.
+errors.failure_text` words httpx's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import urllib.request
+from collections import deque
+from collections.abc import AsyncIterator, Mapping
+from typing import cast
+from urllib.parse import urlsplit
+
+import httptools
+
+#: Buffered body bytes above which the connection stops reading until the consumer
+#: catches up (the upstream is then held back by TCP, as it is by httpx).
+_HIGH_WATER = 1 << 20
+
+
+class LeanHttpError(Exception):
+    """A request that failed; ``str()`` is the caller's sentence."""
+
+
+def direct(url: str) -> bool:
+    """``url`` is reached without a proxy (no ``HTTP(S)_PROXY`` applies to it), as httpx
+    would reach it with its default ``trust_env``."""
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return True
+    return bool(urllib.request.proxy_bypass(parts.hostname or ""))
+
+
+def _header_bytes(headers: Mapping[str, str]) -> bytes:
+    lines = []
+    for name, value in headers.items():
+        if not name.isascii() or not value.isascii() or any(c in value for c in "\r\n\0"):
+            raise LeanHttpError(f"the request header {name!r} cannot be sent")
+        lines.append(f"{name}: {value}\r\n")
+    return "".join(lines).encode("ascii")
+
+
+class _Connection(asyncio.Protocol):
+    """One TCP (or TLS) connection and the response being read on it."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.lost = False
+        self._parser = httptools.HttpResponseParser(self)
+        self._chunks: deque[bytes] = deque()
+        self._buffered = 0
+        self._paused = False
+        self._wake: asyncio.Future[None] | None = None
+        self.status = 0
+        self.headers: dict[str, str] = {}
+        self._header_name = b""
+        self.headers_done = False
+        self.complete = False
+        self.error: str | None = None
+
+    # --- asyncio.Protocol -----------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses, but have its methods.
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError:
+            self.error = "the answer is not HTTP"
+            self._close()
+        self._notify()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        if not self.complete and self.error is None:
+            self.error = "the connection closed before the answer was complete"
+        self._notify()
+
+    def eof_received(self) -> bool | None:
+        return None  # the transport closes itself
+
+    # --- httptools callbacks --------------------------------------------------------
+
+    def on_status(self, status: bytes) -> None:
+        self.status = self._parser.get_status_code()
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+
+    def on_headers_complete(self) -> None:
+        self.headers_done = True
+
+    def on_body(self, body: bytes) -> None:
+        self._chunks.append(body)
+        self._buffered += len(body)
+        if self._buffered > _HIGH_WATER and not self._paused and self.transport is not None:
+            self._paused = True
+            self.transport.pause_reading()
+
+    def on_message_complete(self) -> None:
+        self.complete = True
+
+    # --- the reading side -----------------------------------------------------------
+
+    def _notify(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+
+    async def wait(self, timeout: float | None) -> None:
+        """Until something happened on the connection (bytes, end, loss)."""
+        self._wake = asyncio.get_running_loop().create_future()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._wake
+        except TimeoutError:
+            raise LeanHttpError("timed out") from None
+        finally:
+            self._wake = None
+
+    def take(self) -> list[bytes]:
+        """The body bytes received so far."""
+        chunks = list(self._chunks)
+        self._chunks.clear()
+        self._buffered = 0
+        if self._paused and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+        return chunks
+
+    def reusable(self) -> bool:
+        return self.complete and not self.lost and self._parser.should_keep_alive()
+
+    def reset(self) -> None:
+        """Ready for the next request on this connection."""
+        self._parser = httptools.HttpResponseParser(self)
+        self.status, self.headers, self.headers_done, self.complete = 0, {}, False, False
+
+    def _close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+class LeanResponse:
+    """The answer to one request: status and headers are read; the body is read with
+    :meth:`events` or :meth:`read`. :meth:`release` when done (``async with``)."""
+
+    def __init__(self, client: LeanHttp, connection: _Connection, idle: float | None) -> None:
+        self._client = client
+        self._connection = connection
+        self._idle = idle
+        self.status = connection.status
+        self.headers = connection.headers
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        connection = self._connection
+        while True:
+            chunks = connection.take()
+            if chunks:  # more may arrive while they are consumed: look again after
+                for chunk in chunks:
+                    yield chunk
+                continue
+            if connection.complete:
+                return
+            if connection.error is not None:
+                raise LeanHttpError(connection.error)
+            await connection.wait(self._idle)
+
+    async def read(self) -> bytes:
+        return b"".join([chunk async for chunk in self._chunks()])
+
+    async def events(self) -> AsyncIterator[bytes]:
+        """The ``data`` of each Server-Sent Event, lines joined with ``\\n`` (comments,
+        ``event:``, ``id:`` and ``retry:`` lines ignored, as the SSE reader of the
+        httpx path ignores them)."""
+        pending = b""
+        async for chunk in self._chunks():
+            pending += chunk
+            if b"\r" in pending:  # CRLF or CR line ends; a CR at the end may start a CRLF
+                held = pending.endswith(b"\r")
+                body = pending[:-1] if held else pending
+                pending = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                if held:
+                    pending += b"\r"
+            start = 0
+            while (end := pending.find(b"\n\n", start)) >= 0:
+                data = _event_data(pending[start:end])
+                start = end + 2
+                if data is not None:
+                    yield data
+            pending = pending[start:]
+        pending = pending.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        for block in pending.split(b"\n\n"):
+            data = _event_data(block)
+            if data is not None:  # a last event without its blank line
+                yield data
+
+    def release(self) -> None:
+        """The connection goes back to the pool when its answer was read to the end,
+        and is closed otherwise."""
+        self._client.give_back(self._connection)
+
+    async def __aenter__(self) -> LeanResponse:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _value(field: bytes) -> bytes:
+    """A field's value: after the colon, without one leading space."""
+    return field[1:] if field.startswith(b" ") else field
+
+
+def _event_data(block: bytes) -> bytes | None:
+    """The ``data`` of one event block (lines without their ends), or None without any."""
+    # The usual events: one data line, alone or last after lines without data (the
+    # ``event:`` line of Go's servers).
+    if block.startswith(b"data:") and block.find(b"\n") < 0:
+        return _value(block[5:])
+    at = block.rfind(b"\ndata:")
+    if at >= 0 and block.find(b"\n", at + 1) < 0 and b"\ndata" not in b"\n" + block[:at]:
+        return _value(block[at + 6 :])
+    data = [
+        _value(line[5:]) if line.startswith(b"data:") else b""
+        for line in block.split(b"\n")
+        if line.startswith(b"data:") or line == b"data"
+    ]
+    return b"\n".join(data) if data else None
+
+
+class LeanHttp:
+    """POSTs to one origin (``scheme://host:port``) over kept-alive connections."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_timeout: float | None = 10.0,
+        idle_timeout: float | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {url}")
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._authority = parts.netloc.rpartition("@")[2]
+        secure = parts.scheme == "https"
+        self._ssl = (ssl_context or ssl.create_default_context()) if secure else None
+        self._connect_timeout = connect_timeout
+        self._idle_timeout = idle_timeout
+        self._idle: list[_Connection] = []
+        self._closed = False
+
+    async def _connect(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self._connect_timeout):
+                _, connection = await loop.create_connection(
+                    _Connection,
+                    self.host,
+                    self.port,
+                    ssl=self._ssl,
+                    server_hostname=self.host if self._ssl else None,
+                )
+        except TimeoutError:
+            raise LeanHttpError("timed out") from None
+        except ssl.SSLError as exc:
+            raise LeanHttpError(f"TLS failed ({exc.reason or type(exc).__name__})") from None
+        except OSError:
+            raise LeanHttpError("cannot connect") from None
+        return connection
+
+    def _pooled(self) -> _Connection | None:
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.lost:
+                connection.reset()
+                return connection
+        return None
+
+    async def post(self, path: str, body: bytes, headers: Mapping[str, str]) -> LeanResponse:
+        """Send ``POST path`` with a JSON ``body`` and ``headers``; the response once its
+        head is read. Raises :class:`LeanHttpError`."""
+        head = (
+            f"POST {path or '/'} HTTP/1.1\r\nHost: {self._authority}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        ).encode("ascii")
+        request = head + _header_bytes(headers) + b"\r\n" + body
+        connection = self._pooled()
+        if connection is None:
+            connection = await self._connect()
+        assert connection.transport is not None
+        connection.transport.write(request)
+        try:
+            while not connection.headers_done:
+                if connection.error is not None:
+                    raise LeanHttpError(connection.error)
+                await connection.wait(self._idle_timeout)
+        except BaseException:
+            connection._close()
+            raise
+        return LeanResponse(self, connection, self._idle_timeout)
+
+    def give_back(self, connection: _Connection) -> None:
+        if connection.reusable() and not self._closed:
+            self._idle.append(connection)
+        else:
+            connection._close()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        for connection in self._idle:
+            connection._close()
+        self._idle.clear()

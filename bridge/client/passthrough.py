@@ -1,0 +1,101 @@
+"""The upstream half of the proxy's pass-through: a streamed run whose results a server
+may take before they are decoded (the server half is ``server/proxying``).
+
+A server that writes the same wire and encoding as the upstream (``trpc-bridge proxy``
+in front of a trpc-agent-go server, both speaking A2A 0.3 JSON-RPC in trpc's dialect)
+does not need every result turned into events and back into frames: it hands
+:meth:`~trpc_bridge.client.RemoteAgent.run` a :class:`Passthrough`, which sees each
+result first, as parsed JSON. What it :meth:`~Passthrough.take`-s it has already
+published; everything else is decoded as usual, after the decoder has absorbed results
+*standing for* the taken ones (:meth:`~Passthrough.standing`), so that its state (the
+text streamed per response id, the task it follows) is what it would have been.
+Cancellation, recovery with ``tasks/get``, the progress tap and tracing stay the
+RemoteAgent's.
+
+:class:`RawResults` reads the stream with :mod:`~trpc_bridge.client.lean_http` and
+parses each result once, with :func:`~trpc_bridge.json_body.parse_json`: the same
+values the httpx reader produces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import orjson
+from a2a.types import Message
+
+from trpc_bridge.client.errors import RemoteCallError
+from trpc_bridge.client.jsonrpc import (
+    SKIPPED,
+    JsonRpcTransport,
+    response_json,
+    result_of,
+    stream_result,
+)
+from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
+
+#: Results read before the reader lets the event loop run others (as a live task's
+#: producer does): taken results are published without any other await in between.
+YIELD_EVERY = 64
+
+
+class Passthrough(Protocol):
+    """What a server offers a streamed run (see the module doc)."""
+
+    def take(self, result: Any) -> bool:
+        """``result`` (parsed JSON) is handled: the decoder does not see it."""
+        ...
+
+    def standing(self) -> list[Any]:
+        """Results standing for those taken since the last call, in order: fed to the
+        decoder for its state only (their events are dropped)."""
+        ...
+
+
+class RawResults:
+    """A2A 0.3 ``message/stream`` results, read with the lean client."""
+
+    def __init__(self, transport: JsonRpcTransport, url: str, http: LeanHttp) -> None:
+        self._transport = transport
+        self._url = url
+        parts = urlsplit(url)
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self._http = http
+
+    async def stream(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> AsyncGenerator[Any, None]:
+        """As :meth:`JsonRpcTransport.stream`: every result, in order; a broken stream or
+        a JSON-RPC error raises :class:`RemoteCallError`."""
+        method, body, sent = self._transport.stream_call(message, headers)
+        try:
+            response = await self._http.post(self._path, orjson.dumps(body), sent)
+        except LeanHttpError as exc:
+            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+        try:
+            content_type = response.headers.get("content-type", "")
+            if not content_type.startswith("text/event-stream"):
+                # An error before the stream started comes back as plain JSON.
+                content = await response.read()
+                envelope = response_json(content, response.status, content_type, method)
+                yield result_of(envelope, method)
+                return
+            since_yield = 0
+            async for data in response.events():
+                result = stream_result(data, method)
+                if result is not SKIPPED:
+                    yield result
+                since_yield += 1
+                if since_yield == YIELD_EVERY:
+                    since_yield = 0
+                    await asyncio.sleep(0)
+        except LeanHttpError as exc:
+            raise RemoteCallError(f"{method} stream from {self._url} broke: {exc}") from None
+        finally:
+            response.release()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
