@@ -61,7 +61,7 @@ async def per_request(traced: bool, sink: OtlpSink, work: Path) -> tuple[float, 
     )
     cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}"]
     cmd += [sys.executable, str(TRPC_BRIDGE), "serve", "--host", "127.0.0.1", "--port", "0"]
-    cmd += ["--grpc-port", "-1", "--agent", "trpc_bridge.agents.scenarios:text"]
+    cmd += ["--grpc-port", "-1", "--agent", "trpc_bridge.agents.scenarios:text", "--no-trace-view"]
     headers = {"traceparent": TRACEPARENT}
     with running(cmd, env) as server:
         pid = str(server.proc.pid)

@@ -160,6 +160,16 @@ class Choice(BaseModel):
     finish_reason: str | None = None
 
 
+class Usage(BaseModel):
+    """``model.Usage``: the tokens one LLM response used, when the agent reports them
+    (read by the bridge's metrics, ``gen_ai.client.token.usage``; not sent on the wire)."""
+
+    model_config = _MODEL_CONFIG
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
 class ResponseError(BaseModel):
     model_config = _MODEL_CONFIG
     type: str = ErrorType.FLOW
@@ -196,6 +206,7 @@ class AgentEvent(BaseModel):
     timestamp: float = Field(default_factory=_now)
     #: ``object == TASK_STATUS`` only: a :class:`TaskStateName`.
     task_state: TaskStateLiteral = ""
+    usage: Usage | None = None
 
     # --- queries --------------------------------------------------------------------
 

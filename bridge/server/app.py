@@ -32,7 +32,6 @@ from types import TracebackType
 import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
-from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from starlette.applications import Starlette
@@ -41,12 +40,18 @@ from starlette.routing import BaseRoute
 
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.names import CARD_PATHS, TRANSPORT_GRPC, new_hex_id
+from trpc_bridge.names import (
+    CARD_PATHS,
+    TRANSPORT_AGUI,
+    TRANSPORT_GRPC,
+    TRANSPORT_JSONRPC,
+    new_hex_id,
+)
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
-from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
@@ -61,6 +66,7 @@ from trpc_bridge.server.drain import drain
 from trpc_bridge.server.http.limits import RequestLimits
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
 from trpc_bridge.server.http.media_types import MediaTypes
+from trpc_bridge.server.ops.operations import Operations
 from trpc_bridge.server.options import ServerOptions
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
@@ -73,6 +79,10 @@ from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
 
+#: The gRPC services the health service reports on (besides the server as a whole).
+A2A_SERVICES = ("lf.a2a.v1.A2AService", "a2a.v1.A2AService")
+AGENT_HOST_SERVICE = "trpc_bridge.v1.AgentHost"
+
 
 class BridgeServer:
     """Serves ``agent`` over JSON-RPC (0.3 + 1.0), REST and gRPC. See the module doc."""
@@ -81,6 +91,7 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        self.ops = Operations(self.options.ops, agent_name=agent.name)
         security = self.options.security
         security.check(self.options.host)  # SecurityConfigError: one line naming the flags
         self.gate = security.gate()
@@ -94,6 +105,7 @@ class BridgeServer:
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.limits.run_timeout,
             gate=self.gate,
+            metrics=self.ops.metrics,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
@@ -104,12 +116,14 @@ class BridgeServer:
         if self.options.push.enabled:
             configs = make_push_config_store(self.task_store)
             self.push = PushDelivery(configs, self.options.push.policy)
+            self.push.metrics = self.ops.metrics
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
             self.runner,
             self.options.encoding,
             push=self.push,
         )
+        self.ops.watch(self.runner.tasks, self.task_store, self.fanout)
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
@@ -185,6 +199,13 @@ class BridgeServer:
         if self.grpc_address:
             lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
+        root = f"http://{self.options.host}:{self.http_port}"
+        lines.append(f"probes    {root}/healthz  {root}/readyz")
+        ops = self.options.ops
+        if ops.prometheus is not None and ops.metrics_path:
+            lines.append(f"metrics   {root}/metrics")
+        if self.ops.metrics_port is not None:
+            lines.append(f"metrics   http://{self.options.host}:{self.ops.metrics_port}/metrics")
         return lines
 
     def agent_card(self) -> AgentCard:
@@ -215,7 +236,7 @@ class BridgeServer:
             card,
             base_path=self.base_path,
             same_origin=public_card(card),
-            legacy_card=self.options.legacy_card,
+            strict_card=self.options.strict_card,
         )
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.
@@ -226,21 +247,27 @@ class BridgeServer:
         routes.extend(agui_routes(self.runner, path=agui_path))
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
+        routes.extend(self.ops.routes(self.base_path, playground=self.options.playground))
+        # REST is A2A 1.0 only: a2a-sdk's 0.3 REST adapter turns a client's mistake into a
+        # dropped connection and a traceback, and no card ever advertised it.
         routes.extend(
-            create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
+            create_rest_routes(self.handler, enable_v0_3_compat=False, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
-        public = [self.base_path + p for p in CARD_PATHS]
+        public = [*(self.base_path + p for p in CARD_PATHS), *self.ops.public_paths()]
         if self.options.playground:
             public += playground_paths(self.base_path)
+        transports = {path: TRANSPORT_JSONRPC for path in jsonrpc} | {agui_path: TRANSPORT_AGUI}
+        unchecked = self.ops.unchecked_paths(self.base_path)
         middleware = [
+            *self.ops.middleware(transports),
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
             # Before anything reads the body: every door's caller is verified here.
             Middleware(
                 HttpAuthentication,
                 gate=self.gate,
                 jsonrpc_paths=jsonrpc,
-                plain_paths=[agui_path],
+                plain_paths=[agui_path, *unchecked],
                 public_paths=public,
             ),
             Middleware(
@@ -249,11 +276,16 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 body_timeout=self.options.limits.body_timeout,
             ),
-            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path, *unchecked]),
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
-                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+                other_paths=[
+                    *jsonrpc,
+                    agui_path,
+                    *(self.base_path + p for p in CARD_PATHS),
+                    *unchecked,
+                ],
             ),
         ]
         return Starlette(routes=routes, middleware=middleware)
@@ -265,6 +297,7 @@ class BridgeServer:
         this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
         that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
+        self.ops.install_span_buffer()
         try:
             await check_task_store(self.task_store, self.options.durability.task_store)
             await self.gate.start()
@@ -289,8 +322,11 @@ class BridgeServer:
                 header_timeout=self.options.limits.header_timeout,
                 keep_alive=self.options.limits.keep_alive,
                 max_connections=self.options.limits.max_connections,
+                max_header_bytes=self.options.limits.max_header_bytes,
+                max_header_lines=self.options.limits.max_header_lines,
                 tls=None if self.tls is None else self.tls.server_context(),
             )
+            await self.ops.start(host)
         except BaseException:
             await self.stop()
             raise
@@ -310,10 +346,17 @@ class BridgeServer:
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
             # Authentication first: a call is let in before its request is even decoded.
-            interceptors=[GrpcAuthentication(self.gate), GrpcScreen()],
+            interceptors=[
+                *self.ops.grpc_interceptors(),
+                GrpcAuthentication(self.gate),
+                GrpcScreen(max_metadata=self.options.limits.max_header_lines),
+            ],
             maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
+                # A call's metadata is its request head: the same bound as HTTP's.
+                ("grpc.max_metadata_size", self.options.limits.max_header_bytes),
+                ("grpc.absolute_max_metadata_size", self.options.limits.max_header_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
                 (
                     "grpc.server_handshake_timeout_ms",
@@ -329,10 +372,12 @@ class BridgeServer:
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
+            BridgeCompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)),
+            server,
         )
         # The event model itself, for callers that do not speak A2A (any language).
         add_agent_host(self.runner, server)
+        self.ops.add_health(server, [*A2A_SERVICES, AGENT_HOST_SERVICE])
         return server
 
     async def stop(self) -> None:
@@ -351,6 +396,8 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.ops.stop()
+        await self.runner.tasks.unsaved.stop()
         await self.gate.close()
         if self.push is not None:
             await self.push.close()
@@ -394,14 +441,17 @@ class BridgeServer:
             await self.stop()
 
     async def shut_down(self, forced: asyncio.Event | None = None) -> None:
-        """Stop accepting (connections, RPCs, new runs), give running tasks
-        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        """Fail readiness (and wait ``unready_delay`` seconds), stop accepting
+        (connections, RPCs, new runs), give running tasks ``shutdown_grace`` seconds, then
+        end each with a final frame (see drain)."""
         grace = self.options.durability.shutdown_grace
+        forced = forced or asyncio.Event()
+        await self.ops.drain(forced)
         if self._http is not None:
             self._http.stop_accepting()
         if self._grpc is not None:  # new RPCs refused now; running ones end below
             self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
-        await drain(self.runner.tasks, grace, forced or asyncio.Event())
+        await drain(self.runner.tasks, grace, forced)
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()

@@ -40,10 +40,12 @@ from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
-from trpc_bridge.server.proxying.relay import relay_for
+from trpc_bridge.server.proxying.relay import Relay, relay_for
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
+from trpc_bridge.telemetry.logs import note_run
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
@@ -110,9 +112,12 @@ class AgentRunner:
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
         run_timeout: float = 0.0,
+        metrics: BridgeMetrics | None = None,
         gate: AuthGate | None = None,
     ) -> None:
         self.agent = agent
+        #: The server's instruments; ``None``: metrics are off (nothing is measured).
+        self.metrics = metrics
         #: The server's one authenticator (its edges run it); by default ``X-User-ID``
         #: taken on trust, the loopback rule.
         self.gate = gate or AuthGate(TrustedHeader())
@@ -152,14 +157,19 @@ class AgentRunner:
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
-        source: Callable[[AgentRequest], AsyncIterator[AgentEvent]] | None = None,
+        encoding: str = "",
+        streamed: bool = True,
+        relay: Relay | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
-        off), for a door that names the run's trace to its caller. ``source`` runs the
-        agent instead of its ``run`` (a relay: ``server/proxying``)."""
+        off), for a door that names the run's trace to its caller. ``encoding`` names
+        the wire encoding the door writes the events in (a metrics attribute);
+        ``streamed`` says whether the caller gets them as they come (a unary A2A call
+        does not: no time to first token is measured). ``relay`` runs the agent instead of
+        its ``run``: the events of what it does not relay (``server/proxying``)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -169,8 +179,22 @@ class AgentRunner:
             input_text=request.text,
         )
         with self._spans.serving(caller.headers, call) as span:
-            if span is not None and on_span is not None:
-                on_span(span.get_span_context())
+            span_context = span.get_span_context() if span is not None else None
+            if span_context is not None and on_span is not None:
+                on_span(span_context)
+            # The request's log lines name the run's trace, task and transport.
+            note_run(span_context, task_id=task_id, transport=caller.transport)
+            meter = (
+                self.metrics.run(
+                    self.agent.name,
+                    transport=caller.transport,
+                    protocol_version=caller.protocol_version,
+                    encoding=encoding,
+                    streamed=streamed,
+                )
+                if self.metrics is not None
+                else None
+            )
             tools = (
                 ToolSpans(
                     tracer_provider=self._provider,
@@ -180,14 +204,22 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
-            events = (source or self.agent.run)(request)
+            if relay is None:
+                events = self.agent.run(request)
+            else:
+                relay.meter = meter
+                events = relay.events(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
+            ended = False  # the run came to its end (not stopped by its consumer)
             try:
                 while (event := await _next_event(events, deadline)) is not None:
                     if tools is not None:
                         tools.observe(event)
+                    if meter is not None:
+                        meter.observe(event)
                     yield event
+                ended = True
             except Exception as exc:  # the agent failed or overran: a terminal run_error
                 if isinstance(exc, _RunTimedOut):
                     logger.warning(
@@ -206,10 +238,15 @@ class AgentRunner:
                     )
                 if tools is not None:
                     tools.observe(failure)
+                if meter is not None:
+                    meter.observe(failure)
+                ended = True
                 yield failure
             finally:
                 if tools is not None:
                     tools.close()
+                if meter is not None:
+                    meter.end(cancelled=not ended)
                 await close_events(events)
 
     def start(
@@ -219,14 +256,22 @@ class AgentRunner:
         caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
+        *,
+        encoding: str = "",
+        streamed: bool = True,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
-        ``tasks/*`` find it, its frames published through ``encoder`` (or relayed from
-        the agent's own, when it streams what ``encoder`` writes: ``server/proxying``)."""
+        ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
+        named ``encoding``), or relayed from the agent's own when it streams what
+        ``encoder`` writes (``server/proxying``)."""
         self.tasks.add(live)
         relay = relay_for(self.agent, encoder, live)
-        if relay is not None:
-            events = self.run(request, caller, task_id=live.task_id, source=relay.events)
-            live.start(events, relay.encoder, on_end)
-            return
-        live.start(self.run(request, caller, task_id=live.task_id), encoder, on_end)
+        run = self.run(
+            request,
+            caller,
+            task_id=live.task_id,
+            encoding=encoding,
+            streamed=streamed,
+            relay=relay,
+        )
+        live.start(run, encoder if relay is None else relay.encoder, on_end)

@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 from bridge_thread import BridgeThread
-from frameworks import FRAMEWORKS, Framework, PeerClient, PeerServers, missing, peer_servers
+from frameworks import (
+    FRAMEWORKS,
+    Framework,
+    PeerClient,
+    PeerServers,
+    absent_toolchain,
+    missing,
+    peer_servers,
+)
 from peers import Process, go_server
 
 from trpc_bridge.agents import scenarios
@@ -30,13 +38,20 @@ class Lazy(dict[Any, Any]):
         return value
 
 
+def _runnable(key: str) -> Framework:
+    """The peer ``key``; its cells skip without its language, fail without its build."""
+    framework = next(f for f in FRAMEWORKS if f.key == key)
+    if (reason := absent_toolchain(framework)) is not None:
+        pytest.skip(reason)
+    if (reason := missing(framework)) is not None:
+        pytest.fail(reason)
+    return framework
+
+
 @pytest.fixture(scope="session")
 def framework_servers() -> Iterator[dict[str, PeerServers]]:
     def start(stack: contextlib.ExitStack, key: str) -> PeerServers:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        return stack.enter_context(peer_servers(framework))
+        return stack.enter_context(peer_servers(_runnable(key)))
 
     with contextlib.ExitStack() as stack:
         yield Lazy(stack, start)
@@ -45,10 +60,7 @@ def framework_servers() -> Iterator[dict[str, PeerServers]]:
 @pytest.fixture(scope="session")
 def framework_clients() -> Iterator[dict[str, PeerClient]]:
     def start(stack: contextlib.ExitStack, key: str) -> PeerClient:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        client = PeerClient(framework)
+        client = PeerClient(_runnable(key))
         stack.callback(client.close)
         return client
 
@@ -56,26 +68,16 @@ def framework_clients() -> Iterator[dict[str, PeerClient]]:
         yield Lazy(stack, start)
 
 
-#: The last item of a ``bridges`` key for a bridge run with ``--legacy-card``.
-LEGACY_CARD = "legacy-card"
-
-
-def bridge_key(framework: Framework, kind: str, value: str) -> tuple[str, ...]:
-    """The ``bridges`` key of the bridge ``framework``'s client calls (with
-    ``--legacy-card`` when that client needs the 0.3 card)."""
-    return (kind, value, LEGACY_CARD) if framework.legacy_card else (kind, value)
-
-
 @pytest.fixture(scope="session")
-def bridges() -> Iterator[dict[tuple[str, ...], str]]:
+def bridges() -> Iterator[dict[tuple[str, str], str]]:
     """``("serve", scenario)`` → ``trpc-bridge serve`` of the scenario's Python twin;
-    ``("proxy", url)`` → ``trpc-bridge proxy --upstream url``: their base URLs;
-    ``(…, LEGACY_CARD)``: the same with ``--legacy-card``."""
+    ``("proxy", url)`` → ``trpc-bridge proxy --upstream url``: their base URLs, every one
+    with the default options (the default card included: every client reads it)."""
     thread = BridgeThread()
 
-    def start(_: contextlib.ExitStack, key: tuple[str, ...]) -> str:
-        kind, value, *flags = key
-        options = ServerOptions(legacy_card=LEGACY_CARD in flags)
+    def start(_: contextlib.ExitStack, key: tuple[str, str]) -> str:
+        kind, value = key
+        options = ServerOptions()
         if kind == "serve":
             return thread.serve(getattr(scenarios, value), options)
         return thread.proxy(value, options)

@@ -41,6 +41,7 @@ from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE
 from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
 from trpc_bridge.server.tasks.live_task import LiveTask
+from trpc_bridge.telemetry.metrics import RunMeter
 
 #: Keys a relay remembers at once (a stream has a handful: answer and reasoning text per
 #: response); past it they are forgotten and learnt again.
@@ -147,6 +148,8 @@ class Relay:
         self._decoding: tuple[bytes, str, dict[str, Any]] | None = None
         #: Runs of consecutive relayed deltas: (key, their texts).
         self._taken: list[tuple[bytes, list[str]]] = []
+        #: The run's metrics (set by the runner): each relayed delta is noted there.
+        self.meter: RunMeter | None = None
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """The agent's events for ``request``: those of the results not relayed."""
@@ -166,6 +169,8 @@ class Relay:
         if template is None:
             return False
         self._live.publish(_with_text(template, text))
+        if self.meter is not None:
+            self.meter.relayed()
         if self._taken and self._taken[-1][0] == key:
             pieces = self._taken[-1][1]
             pieces.append(text)

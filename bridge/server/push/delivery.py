@@ -11,7 +11,8 @@ every config registered for it, with:
 - retries with exponential backoff on connection errors and 5xx / 429 answers (a 4xx
   is final: the receiver refused that update);
 - the URL screen of :class:`~trpc_bridge.server.push.policy.PushPolicy` before each
-  attempt (no SSRF).
+  attempt (no SSRF); a config it refuses (its host now resolves inward) is logged once,
+  not once per update, and gets nothing.
 
 Configs live in a2a-sdk's ``PushNotificationConfigStore`` (in memory here; its database
 store is the same interface for several replicas), scoped to the caller who created them.
@@ -35,6 +36,12 @@ from google.protobuf.json_format import MessageToDict
 from trpc_bridge.codecs.encoding import StreamFrame, as_proto
 from trpc_bridge.server.push.policy import PushPolicy
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
+from trpc_bridge.telemetry.metrics import (
+    PUSH_DELIVERED,
+    PUSH_FAILED,
+    PUSH_REFUSED,
+    BridgeMetrics,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +82,15 @@ class PushDelivery:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._sequence: dict[str, int] = {}
         self._ended: set[str] = set()
+        #: (task id, config id) of the configs whose refusal was logged.
+        self._refused: set[tuple[str, str]] = set()
+        #: Counts each delivery's outcome (set by the server when metrics are on).
+        self.metrics: BridgeMetrics | None = None
+
+    def _outcome(self, delivered: bool, outcome: str) -> bool:
+        if self.metrics is not None:
+            self.metrics.push_delivery(outcome)
+        return delivered
 
     def watch(self, task_id: str) -> None:
         self._watched.add(task_id)
@@ -107,6 +123,7 @@ class PushDelivery:
                     for kept in (self._ended, self._watched):
                         kept.discard(task_id)
                     self._sequence.pop(task_id, None)
+                    self._refused = {r for r in self._refused if r[0] != task_id}
 
     async def _deliver(
         self, config: TaskPushNotificationConfig, notification_id: str, payload: dict[str, object]
@@ -118,8 +135,10 @@ class PushDelivery:
         if config.HasField("authentication") and auth.scheme and auth.credentials:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"
         for attempt in range(1, self.retry.attempts + 1):
-            if not await self.policy.allows(config.url):
-                return False
+            refused = await self.policy.screen(config.url)
+            if refused is not None:
+                self._log_refusal(notification_id, config, refused)
+                return self._outcome(False, PUSH_REFUSED)
             try:
                 response = await self._http.post(config.url, json=payload, headers=headers)
             except httpx.HTTPError as exc:
@@ -133,7 +152,9 @@ class PushDelivery:
                             config.url,
                             response.status_code,
                         )
-                    return not response.is_error
+                    if response.is_error:
+                        return self._outcome(False, PUSH_REFUSED)
+                    return self._outcome(True, PUSH_DELIVERED)
                 outcome = f"HTTP {response.status_code}"
             if attempt < self.retry.attempts:
                 await asyncio.sleep(self.retry.delay(attempt))
@@ -144,7 +165,21 @@ class PushDelivery:
             self.retry.attempts,
             outcome,
         )
-        return False
+        return self._outcome(False, PUSH_FAILED)
+
+    def _log_refusal(
+        self, notification_id: str, config: TaskPushNotificationConfig, reason: str
+    ) -> None:
+        task_id = notification_id.rsplit(":", 1)[0]
+        key = (task_id, config.id or config.url)
+        if key not in self._refused:
+            self._refused.add(key)
+            logger.warning(
+                "push for task %s refused, config %s gets no updates: %s",
+                task_id,
+                config.id,
+                reason,
+            )
 
     async def flush(self) -> None:
         """Until every queued update has been delivered or given up (tests, shutdown)."""

@@ -1,7 +1,8 @@
 // The playground: a chat page that talks AG-UI to the server that served it (POST `agui`,
 // answered with Server-Sent Events) and shows each run as it happens. Plain JavaScript,
 // no dependencies, nothing fetched from anywhere else. Agent text is only ever inserted
-// as text (never as HTML).
+// as text (never as HTML): answers are rendered as Markdown by markdown.js, which builds
+// DOM nodes; the run's trace is drawn by waterfall.js.
 "use strict";
 
 const AGUI_URL = new URL("agui", document.baseURI);
@@ -105,7 +106,8 @@ class RunView {
     this.runId = runId;
     this.started = performance.now();
     this.ended = false;
-    this.texts = new Map(); // messageId → {node, body (a text node), role, text}
+    this.texts = new Map(); // messageId → {node, body, text node, role, text}
+    this.codeShown = new Set(); // code (trimmed) shown in a Code box: not again in answers
     this.reasonings = new Map(); // messageId → its text node
     this.tools = new Map(); // toolCallId → {node, args}
     this.activities = new Map(); // messageId → {node, activityType, content}
@@ -118,6 +120,10 @@ class RunView {
     const user = el("div", "user");
     user.append(el("span", "who", "You"), el("p", "user-text", prompt));
     this.steps = el("ol", "steps");
+
+    this.traceView = el("section", "trace-view");
+    this.traceView.hidden = true;
+    this.traceView.setAttribute("aria-label", "Trace");
 
     const meta = el("footer", "run-meta");
     this.status = el("span", "status", "running…");
@@ -136,7 +142,7 @@ class RunView {
       if (this.log.open) this.logBody.textContent = this.events.map((e) => JSON.stringify(e)).join("\n");
     });
 
-    this.root.append(user, this.steps, meta, this.log);
+    this.root.append(user, this.steps, meta, this.traceView, this.log);
   }
 
   step(kind, label) {
@@ -182,11 +188,12 @@ class RunView {
       const label = !role || role === "assistant" ? "Answer" : `Message (${role})`;
       const node = this.step("answer", label);
       const body = el("div", "answer-text");
-      // One text node per message, grown in place: a long answer is not a node per delta.
+      // While it streams, one text node per message, grown in place (a long answer is
+      // not a node per delta); rendered as Markdown once the message ends.
       const text = document.createTextNode("");
       body.append(text);
       node.append(body);
-      entry = { node, body: text, role: role || "assistant", text: "" };
+      entry = { node, body, textNode: text, role: role || "assistant", text: "", rendered: false };
       this.texts.set(messageId, entry);
     }
     return entry;
@@ -194,10 +201,19 @@ class RunView {
   appendText(messageId, role, delta) {
     const entry = this.text(messageId, role);
     entry.text += delta;
-    entry.body.appendData(delta);
+    if (entry.rendered) this.renderText(entry, true);
+    else entry.textNode.appendData(delta);
+  }
+  // The message as Markdown, without the code blocks a Code box of this run shows.
+  renderText(entry, streaming = false) {
+    entry.rendered = !streaming;
+    entry.body.replaceChildren(Markdown.render(entry.text, this.codeShown));
+    entry.body.classList.add("markdown");
+    entry.node.hidden = entry.body.textContent.trim() === "" && entry.text.trim() !== "";
   }
   on_TEXT_MESSAGE_START(e) { this.text(e.messageId, e.role); }
   on_TEXT_MESSAGE_CONTENT(e) { this.appendText(e.messageId, undefined, e.delta); }
+  on_TEXT_MESSAGE_END(e) { this.renderText(this.text(e.messageId)); }
 
   // --- reasoning -----------------------------------------------------------------------
   reasoning(messageId) {
@@ -265,13 +281,26 @@ class RunView {
     node.replaceChildren();
     if (activityType === "code_execution") {
       node.className = "step code";
-      if (content.code !== undefined) node.append(el("div", "label", "Code"), el("pre", "code-src", content.code));
+      if (content.code !== undefined) this.showCode(node, content.code);
       if (content.output !== undefined) node.append(el("div", "label", "Output"), el("pre", "code-output", content.output));
       else node.append(el("div", "sublabel", "running…"));
     } else {
       node.className = "step activity";
       node.append(el("div", "label", `Activity: ${activityType}`), el("pre", "", pretty(content)));
     }
+  }
+  // A code event carries the model's text: its fenced blocks are the code (shown here,
+  // and left out of the answer that said the same), the rest is prose. Code without
+  // fences is all code.
+  showCode(node, text) {
+    const blocks = Markdown.blocks(text);
+    const code = blocks.length ? blocks.map((b) => b.code).join("\n") : text;
+    const lang = blocks.find((b) => b.lang)?.lang;
+    node.append(el("div", "label", lang ? `Code (${lang})` : "Code"), el("pre", "code-src", code));
+    const fresh = blocks.length ? blocks.map((b) => b.code.trim()) : [];
+    if (!fresh.some((c) => !this.codeShown.has(c))) return;
+    for (const c of fresh) this.codeShown.add(c);
+    for (const entry of this.texts.values()) if (entry.rendered) this.renderText(entry);
   }
   on_ACTIVITY_SNAPSHOT(e) {
     let entry = this.activities.get(e.messageId);
@@ -327,6 +356,8 @@ class RunView {
     this.status.textContent = label;
     this.elapsed.textContent = `${((performance.now() - this.started) / 1000).toFixed(2)} s`;
     if (!this.root.dataset.traceId) this.noTrace();
+    else Waterfall.show(this.traceView, this.root.dataset.traceId);
+    for (const entry of this.texts.values()) if (!entry.rendered) this.renderText(entry);
     for (const entry of this.tools.values()) {
       if (!entry.node.classList.contains("done")) entry.status.textContent = "no result";
     }
