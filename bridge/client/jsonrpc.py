@@ -22,7 +22,7 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.errors import RemoteCallError, failure_text
-from trpc_bridge.client.sse import read_events
+from trpc_bridge.client.sse import read_data
 from trpc_bridge.json_body import BodyError, parse_json
 from trpc_bridge.names import new_uuid
 
@@ -54,17 +54,15 @@ def _message_json(message: Message, version: str) -> dict[str, Any]:
 SKIPPED = object()
 
 
-def stream_result(data: str | bytes, method: str) -> Any:
+def stream_result(data: bytes, method: str) -> Any:
     """The result one SSE frame's ``data`` carries; :data:`SKIPPED` for a frame that is
     not JSON (trpc's reader skips those too; JSON nested past the parser's depth is not
     JSON either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client
-    skips error frames, the bridge reports the failed stream. ``data`` as bytes is read
-    as the SSE reader decodes its lines: UTF-8, a bad byte read as U+FFFD."""
+    skips error frames, the bridge reports the failed stream. The data is UTF-8, a bad
+    byte read as U+FFFD (as an SSE reader decodes the stream)."""
     try:
         envelope = parse_json(data)
     except BodyError:
-        if not isinstance(data, bytes):
-            return SKIPPED
         try:
             envelope = parse_json(data.decode("utf-8", "replace"))
         except BodyError:
@@ -196,8 +194,8 @@ class JsonRpcTransport:
                 envelope = _response_json(response, method)
                 yield result_of(envelope, method)  # a server may answer with a single result
                 return
-            async for event in read_events(response.aiter_lines()):
-                result = stream_result(event.data, method)
+            async for data in read_data(response.aiter_bytes()):
+                result = stream_result(data, method)
                 if result is not SKIPPED:
                     yield result
         except httpx.HTTPError as exc:

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from trpc_bridge.client.sse import read_data
+
 #: Buffered body bytes above which the connection stops reading until the consumer
 #: catches up (the upstream is then held back by TCP, as it is by httpx).
 _HIGH_WATER = 1 << 20
@@ -184,31 +186,9 @@ class LeanResponse:
     async def read(self) -> bytes:
         return b"".join([chunk async for chunk in self._chunks()])
 
-    async def events(self) -> AsyncIterator[bytes]:
-        """The ``data`` of each Server-Sent Event, lines joined with ``\\n`` (comments,
-        ``event:``, ``id:`` and ``retry:`` lines ignored, as the SSE reader of the
-        httpx path ignores them)."""
-        pending = b""
-        async for chunk in self._chunks():
-            pending += chunk
-            if b"\r" in pending:  # CRLF or CR line ends; a CR at the end may start a CRLF
-                held = pending.endswith(b"\r")
-                body = pending[:-1] if held else pending
-                pending = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                if held:
-                    pending += b"\r"
-            start = 0
-            while (end := pending.find(b"\n\n", start)) >= 0:
-                data = _event_data(pending[start:end])
-                start = end + 2
-                if data is not None:
-                    yield data
-            pending = pending[start:]
-        pending = pending.rstrip(b"\r").replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        for block in pending.split(b"\n\n"):
-            data = _event_data(block)
-            if data is not None:  # a last event without its blank line
-                yield data
+    def events(self) -> AsyncIterator[bytes]:
+        """The ``data`` of each Server-Sent Event (:func:`~trpc_bridge.client.sse.read_data`)."""
+        return read_data(self._chunks())
 
     def release(self) -> None:
         """The connection goes back to the pool when its answer was read to the end,
@@ -220,28 +200,6 @@ class LeanResponse:
 
     async def __aexit__(self, *exc: object) -> None:
         self.release()
-
-
-def _value(field: bytes) -> bytes:
-    """A field's value: after the colon, without one leading space."""
-    return field[1:] if field.startswith(b" ") else field
-
-
-def _event_data(block: bytes) -> bytes | None:
-    """The ``data`` of one event block (lines without their ends), or None without any."""
-    # The usual events: one data line, alone or last after lines without data (the
-    # ``event:`` line of Go's servers).
-    if block.startswith(b"data:") and block.find(b"\n") < 0:
-        return _value(block[5:])
-    at = block.rfind(b"\ndata:")
-    if at >= 0 and block.find(b"\n", at + 1) < 0 and b"\ndata" not in b"\n" + block[:at]:
-        return _value(block[at + 6 :])
-    data = [
-        _value(line[5:]) if line.startswith(b"data:") else b""
-        for line in block.split(b"\n")
-        if line.startswith(b"data:") or line == b"data"
-    ]
-    return b"\n".join(data) if data else None
 
 
 class LeanHttp:
