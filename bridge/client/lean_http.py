@@ -20,7 +20,7 @@ import asyncio
 import ssl
 import urllib.request
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import cast
 from urllib.parse import urlsplit
 
@@ -31,6 +31,10 @@ from trpc_bridge.client.sse import read_data
 #: Buffered body bytes above which the connection stops reading until the consumer
 #: catches up (the upstream is then held back by TCP, as it is by httpx).
 _HIGH_WATER = 1 << 20
+#: An answer left unread (its consumer stopped after the frame it wanted) is read to its
+#: end for the connection to be reused, for at most this long and this many bytes.
+_DRAIN_SECONDS = 1.0
+_DRAIN_BYTES = 1 << 20
 
 
 class LeanHttpError(Exception):
@@ -69,10 +73,13 @@ class _Connection(asyncio.Protocol):
         self._wake: asyncio.Future[None] | None = None
         self.status = 0
         self.headers: dict[str, str] = {}
-        self._header_name = b""
         self.headers_done = False
         self.complete = False
         self.error: str | None = None
+        #: Where the connection goes once an answer nobody reads has ended.
+        self._drained: Callable[[_Connection], None] | None = None
+        self._drain_timer: asyncio.TimerHandle | None = None
+        self._discarded = 0
 
     # --- asyncio.Protocol -----------------------------------------------------------
 
@@ -109,6 +116,11 @@ class _Connection(asyncio.Protocol):
         self.headers_done = True
 
     def on_body(self, body: bytes) -> None:
+        if self._drained is not None:
+            self._discarded += len(body)
+            if self._discarded > _DRAIN_BYTES:
+                self._close()
+            return
         self._chunks.append(body)
         self._buffered += len(body)
         if self._buffered > _HIGH_WATER and not self._paused and self.transport is not None:
@@ -117,6 +129,11 @@ class _Connection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self.complete = True
+        drained, self._drained = self._drained, None
+        if drained is not None:
+            if self._drain_timer is not None:
+                self._drain_timer.cancel()
+            drained(self)
 
     # --- the reading side -----------------------------------------------------------
 
@@ -146,12 +163,29 @@ class _Connection(asyncio.Protocol):
         return chunks
 
     def reusable(self) -> bool:
-        return self.complete and not self.lost and self._parser.should_keep_alive()
+        return (
+            self.complete
+            and not self.lost
+            and self.error is None
+            and self._parser.should_keep_alive()
+        )
+
+    def discard(self, done: Callable[[_Connection], None]) -> None:
+        """Nobody reads the rest of this answer: read it to its end and hand the
+        connection to ``done`` (closed instead when that takes too long or too much)."""
+        self.take()
+        if self.complete or self.lost or self.error is not None:
+            done(self)
+            return
+        self._drained, self._discarded = done, 0
+        self._drain_timer = asyncio.get_running_loop().call_later(_DRAIN_SECONDS, self._close)
 
     def reset(self) -> None:
         """Ready for the next request on this connection."""
         self._parser = httptools.HttpResponseParser(self)
         self.status, self.headers, self.headers_done, self.complete = 0, {}, False, False
+        self._chunks.clear()
+        self._buffered = 0
 
     def _close(self) -> None:
         if self.transport is not None:
@@ -277,6 +311,13 @@ class LeanHttp:
         return LeanResponse(self, connection, self._idle_timeout)
 
     def give_back(self, connection: _Connection) -> None:
+        """A connection whose answer was read (or is being read to its end, unread)."""
+        if not connection.complete and not self._closed:
+            connection.discard(self._pool)
+        else:
+            self._pool(connection)
+
+    def _pool(self, connection: _Connection) -> None:
         if connection.reusable() and not self._closed:
             self._idle.append(connection)
         else:

@@ -14,7 +14,7 @@ RemoteAgent's.
 
 :class:`RawResults` reads the stream with :mod:`~trpc_bridge.client.lean_http` and
 parses each result once, with :func:`~trpc_bridge.json_body.parse_json`: the same
-values the httpx reader produces.
+values the httpx reader produces (RemoteAgent reads every JSON-RPC stream so).
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ class Passthrough(Protocol):
 
 
 class RawResults:
-    """A2A 0.3 ``message/stream`` results, read with the lean client."""
+    """The results of a JSON-RPC ``message/stream`` (``SendStreamingMessage`` on 1.0),
+    read with the lean client: what :class:`RemoteAgent` reads its streams with when no
+    HTTP proxy is on the way."""
 
     def __init__(self, transport: JsonRpcTransport, url: str, http: LeanHttp) -> None:
         self._transport = transport

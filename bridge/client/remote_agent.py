@@ -124,6 +124,8 @@ class RemoteAgent:
             as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
         )
         self._tls = tls or ClientTls()
+        #: Streams are read with the lean client (JSON-RPC, no HTTP proxy on the way).
+        self._lean = isinstance(transport, JsonRpcTransport) and direct(endpoint.url)
         self._raw: RawResults | None = None
 
     @property
@@ -214,15 +216,12 @@ class RemoteAgent:
         """A streamed run can take a :class:`~trpc_bridge.client.passthrough.Passthrough`:
         the agent streams A2A 0.3 JSON-RPC in trpc's dialect, reached without an HTTP
         proxy, and no tfrs progress is asked for."""
-        endpoint = self.endpoint
         return (
-            self._stream
+            self._lean
+            and self._stream
             and self.trpc_dialect
             and not self.progress
-            and endpoint.binding == TRANSPORT_JSONRPC
-            and endpoint.version == "0.3"
-            and isinstance(self._transport, JsonRpcTransport)
-            and direct(endpoint.url)
+            and self.endpoint.version == "0.3"
         )
 
     def run(
@@ -325,7 +324,7 @@ class RemoteAgent:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
         headers = self._request_headers(request, progress=sink is not None)
         message = self._message(request)
-        source = self._transport if passthrough is None else self._raw_results()
+        source = self._raw_results() if self._lean else self._transport
         async with contextlib.aclosing(
             self._decode_stream(
                 lambda: source.stream(message, headers),
