@@ -33,6 +33,9 @@ class Agent(Protocol):
     Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
     ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
+    ``forwards_caller_token = True`` asks for the caller's bearer token in
+    ``AgentRequest.caller_token`` (a proxy that forwards it upstream); no other agent
+    gets it (:func:`forwards_caller_token`).
     """
 
     name: str
@@ -64,6 +67,11 @@ class _RunFn(Protocol):
 def tools_run_elsewhere(agent: Agent) -> bool:
     """Whether ``agent``'s tool calls ran in another process (see :class:`Agent`)."""
     return bool(getattr(agent, "tools_run_elsewhere", False))
+
+
+def forwards_caller_token(agent: Agent) -> bool:
+    """Whether ``agent`` is given the caller's bearer token (see :class:`Agent`)."""
+    return bool(getattr(agent, "forwards_caller_token", False))
 
 
 async def close_events(events: AsyncIterator[AgentEvent]) -> None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from trpc_bridge.names import new_hex_id
 
@@ -420,3 +420,7 @@ class AgentRequest(BaseModel):
     interaction_spec_version: str | None = None
     #: The request message's metadata, verbatim: trpc's RuntimeState.
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The caller's bearer token, for an agent that forwards it upstream (a proxy): set by
+    #: the server only for agents that ask (``forwards_caller_token``, ``agent.py``).
+    #: Never serialised, masked in ``repr``.
+    caller_token: SecretStr | None = Field(default=None, exclude=True, repr=False)

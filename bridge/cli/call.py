@@ -19,7 +19,10 @@ import typer
 from trpc_bridge.agent import closing_events
 from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
+from trpc_bridge.cli.credential_flags import credential_command
 from trpc_bridge.cli.progress_view import ProgressView
+from trpc_bridge.client.card_trust import CardTrust
+from trpc_bridge.client.credentials import CredentialOptions
 from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
@@ -55,6 +58,8 @@ async def run_call(
     user: str = "",
     context: str = "",
     progress: bool = False,
+    credentials: CredentialOptions | None = None,
+    card_trust: CardTrust | None = None,
     ca_file: str = "",
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
@@ -69,7 +74,13 @@ async def run_call(
     try:
         async with (
             await RemoteAgent.connect(
-                url, transport=transport, version=version, stream=stream, ca_file=ca_file
+                url,
+                transport=transport,
+                version=version,
+                stream=stream,
+                credentials=credentials,
+                card_trust=card_trust,
+                ca_file=ca_file,
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -118,7 +129,10 @@ def _json_progress(item: ProgressItem) -> None:
 
 
 @app.command()
+@credential_command()
 def call(
+    credentials: CredentialOptions,
+    card_trust: CardTrust | None,
     url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
     message: str = typer.Argument(..., help="The text to send."),
     json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
@@ -159,6 +173,8 @@ def call(
             user=user,
             context=context,
             progress=progress,
+            credentials=credentials,
+            card_trust=card_trust,
             ca_file=ca_file,
         )
     )

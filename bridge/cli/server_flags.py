@@ -20,7 +20,13 @@ from typing import Any
 import typer
 
 from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
-from trpc_bridge.server.options import Durability, EncodingOptions, Limits, ServerOptions
+from trpc_bridge.server.options import (
+    Durability,
+    EncodingOptions,
+    Limits,
+    PushOptions,
+    ServerOptions,
+)
 
 
 @dataclass(frozen=True)
@@ -246,6 +252,58 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "card_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--card-signing-key",
+            help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
+            "card signatures; its public key is served at /.well-known/jwks.json).",
+        ),
+    ),
+    "push_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--push-signing-key",
+            help="PEM private key that signs push-notification JWTs, re-read when the file "
+            "changes (rotation without a restart; replicas share it). Default: keys "
+            "generated in memory, rotated every --push-key-rotation seconds.",
+        ),
+    ),
+    "push_key_rotation": _Flag(
+        float,
+        typer.Option(
+            PushOptions.key_rotation,
+            help="Seconds between rotations of generated push-signing keys; 0 = never.",
+        ),
+    ),
+    "redact": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--redact/--no-redact",
+            help="Mask secrets (API keys, tokens, private keys) in what the bridge writes for "
+            "its callers: tfrs progress, ACP records and wire log, spans, logs.",
+        ),
+    ),
+    "redact_pattern": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--redact-pattern",
+            help="Another regular expression to mask (besides the built-in credential "
+            "formats); repeatable.",
+        ),
+    ),
+    "redact_hook": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--redact-hook",
+            help="package.module:function (str -> str) applied after the patterns.",
+        ),
+    ),
     "header_timeout": _Flag(
         float,
         typer.Option(
@@ -385,6 +443,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.redaction import policy_of
     from trpc_bridge.server.auth.options import SecurityConfigError
     from trpc_bridge.server.ops.options import OpsOptions
     from trpc_bridge.server.options import PushOptions
@@ -400,6 +459,18 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     for name in _POSITIVE:
         if flags[name] <= 0:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    try:
+        policy_of_flags = policy_of(
+            enabled=flags["redact"],
+            extra_patterns=tuple(flags["redact_pattern"] or ()),
+            hook=flags["redact_hook"],
+        )
+    except ValueError as exc:
+        raise FlagError(str(exc)) from None
+    if flags["push_key_rotation"] < 0:
+        raise FlagError(
+            f"--push-key-rotation must be 0 (never) or more, not {flags['push_key_rotation']}"
+        )
     if flags["run_timeout"] < 0:
         raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
     if flags["log_format"] not in LOG_FORMATS:
@@ -419,6 +490,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         grpc_port=None if grpc_port < 0 else grpc_port,
         playground=flags["playground"],
         strict_card=flags["strict_card"],
+        card_signing_key=flags["card_signing_key"],
+        redaction=policy_of_flags,
         ops=OpsOptions(
             metrics_path=flags["metrics_path"],
             metrics_port=None if flags["metrics_port"] < 0 else flags["metrics_port"],
@@ -456,6 +529,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
                 allow_hosts=tuple(flags["push_allow_host"] or ()),
                 allow_loopback=flags["push_allow_loopback"],
             ),
+            signing_key=flags["push_signing_key"],
+            key_rotation=flags["push_key_rotation"],
         ),
         security=security,
     )
@@ -534,11 +609,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
     task store that cannot be used (or a ``TRPC_BRIDGE_LOOP`` that names no usable loop)
-    one line and exit 2."""
+    one line and exit 2, and so does a signing key file that cannot be used."""
     import contextlib
     import gc
 
     from trpc_bridge.cli.event_loop import LoopError, run
+    from trpc_bridge.server.signing.keys import SigningKeyError
     from trpc_bridge.server.tasks.store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
@@ -548,7 +624,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run(main)
-    except (TaskStoreError, LoopError) as exc:
+    except (TaskStoreError, LoopError, SigningKeyError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host

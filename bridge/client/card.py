@@ -10,6 +10,7 @@ libraries write ``0.2.5``) at both well-known paths; a2a-sdk's publish 1.0 cards
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -202,16 +203,31 @@ async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
     raise RemoteAgentError(f"no agent card at {base} ({'; '.join(failures)})")
 
 
-async def fetch_extended_card(http: httpx.AsyncClient, card: ResolvedCard) -> ResolvedCard:
-    """The extended card (A2A 1.0 ``GetExtendedAgentCard`` over JSON-RPC), for a card
-    that announces one: the bridge lists gRPC only there (``server/card.py``). The public
-    card is returned when the extended one cannot be had."""
+def extended_card_endpoint(card: ResolvedCard) -> Endpoint | None:
+    """Where the extended card is asked for (JSON-RPC 1.0), for a card that announces one."""
     if as_map(card.raw.get("capabilities")).get("extendedAgentCard") is not True:
+        return None
+    try:
+        return card.choose("jsonrpc", "1.0")
+    except RemoteAgentError:
+        return None
+
+
+async def fetch_extended_card(
+    http: httpx.AsyncClient, card: ResolvedCard, headers: Mapping[str, str] | None = None
+) -> ResolvedCard:
+    """The extended card (A2A 1.0 ``GetExtendedAgentCard`` over JSON-RPC), for a card
+    that announces one: the bridge lists gRPC only there (``server/card.py``). ``headers``
+    carry the caller's credential (the call is authenticated). The public card is
+    returned when the extended one cannot be had."""
+    endpoint = extended_card_endpoint(card)
+    if endpoint is None:
         return card
     try:
-        endpoint = card.choose("jsonrpc", "1.0")
         body = {"jsonrpc": "2.0", "id": "card", "method": "GetExtendedAgentCard", "params": {}}
-        response = await http.post(endpoint.url, json=body, headers={A2A_VERSION_HEADER: "1.0"})
+        response = await http.post(
+            endpoint.url, json=body, headers={**(headers or {}), A2A_VERSION_HEADER: "1.0"}
+        )
         result = response.json().get("result")
         base = endpoint.url.rstrip("/")
         return ResolvedCard.read(result, base) if isinstance(result, dict) else card

@@ -27,12 +27,21 @@ import httpx
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
+from trpc_bridge.client.auth_headers import OutboundAuth, check_destination
 from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
     ResolvedCard,
+    extended_card_endpoint,
     fetch_card,
     fetch_extended_card,
+)
+from trpc_bridge.client.card_trust import CardTrust
+from trpc_bridge.client.credentials import (
+    CredentialOptions,
+    ForwardedToken,
+    TokenSource,
+    token_source,
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
@@ -101,6 +110,7 @@ class RemoteAgent:
         headers: Mapping[str, str] | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        auth: OutboundAuth | None = None,
         tls: ClientTls | None = None,
     ) -> None:
         self.card = card
@@ -118,6 +128,10 @@ class RemoteAgent:
         self._tracer_provider = tracer_provider
         #: Ask for tfrs progress on every run (always asked when a sink is given).
         self.progress = progress
+        #: The credential sent with every request (``None``: none).
+        self._auth = auth
+        #: A proxy that forwards its caller's token: the server hands it over per request.
+        self.forwards_caller_token = auth is not None and isinstance(auth.source, ForwardedToken)
         capabilities = as_map(card.raw.get("capabilities"))
         #: The card declares tfrs progress: the agent's working text is progress.
         self.speaks_tfrs = any(
@@ -147,24 +161,42 @@ class RemoteAgent:
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        card_trust: CardTrust | None = None,
+        credentials: CredentialOptions | TokenSource | ForwardedToken | None = None,
         ca_file: str = "",
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
         (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
-        tfrs progress on every run. TLS certificates are verified, against ``ca_file``
-        (PEM) instead of the system's CAs when given.
+        tfrs progress on every run. ``card_trust``: the card must be signed with one of
+        these keys (:mod:`~trpc_bridge.client.card_trust`). ``credentials``: the token
+        sent with every request, placed as the card's security scheme says
+        (:mod:`~trpc_bridge.client.credentials`, :mod:`~trpc_bridge.client.auth_headers`);
+        sent only to endpoints on ``url``'s host. TLS certificates are verified, against
+        ``ca_file`` (PEM) instead of the system's CAs when given.
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
         tls = ClientTls(ca_file)
         http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
+            if card_trust is not None:
+                await card_trust.verify(http, card, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            source = await _token_source(credentials, card, http)
             if wanted and all(e.binding != wanted for e in card.endpoints):
-                card = await fetch_extended_card(http, card)
+                asked = extended_card_endpoint(card)
+                headers = (
+                    await _outbound_auth(source, card, asked, url).headers(AgentRequest())
+                    if source is not None and asked is not None
+                    else {}
+                )
+                public, card = card, await fetch_extended_card(http, card, headers)
+                if card_trust is not None and card is not public:
+                    await card_trust.verify(http, card, f"{url} (extended card)")
             endpoint = card.choose(transport, version)
+            auth = _outbound_auth(source, card, endpoint, url) if source is not None else None
             wire: Transport
             if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
@@ -185,6 +217,7 @@ class RemoteAgent:
             headers=headers,
             tracer_provider=tracer_provider,
             progress=progress,
+            auth=auth,
             tls=tls,
         )
 
@@ -202,8 +235,14 @@ class RemoteAgent:
 
     # --- running ----------------------------------------------------------------------
 
-    def _request_headers(self, request: AgentRequest, *, progress: bool = False) -> dict[str, str]:
+    async def _request_headers(
+        self, request: AgentRequest, *, progress: bool = False
+    ) -> dict[str, str]:
+        """The headers of one call. Raises :class:`RemoteCallError` (a
+        ``CredentialError``) when the credential cannot be had."""
         headers = dict(self._headers)
+        if self._auth is not None:
+            headers.update(await self._auth.headers(request))
         if progress or self.progress:
             headers.update(progress_headers(self.endpoint.version))
         if request.user_id:
@@ -271,8 +310,8 @@ class RemoteAgent:
     async def _run_unary(
         self, request: AgentRequest, sink: ProgressSink | None
     ) -> AsyncIterator[AgentEvent]:
-        headers = self._request_headers(request, progress=sink is not None)
         try:
+            headers = await self._request_headers(request, progress=sink is not None)
             result = await self._transport.send(self._message(request), headers)
             result = await self._until_done(result, headers)
             progress_events, result = self._tap(request, sink).take(result)
@@ -322,7 +361,11 @@ class RemoteAgent:
         self, request: AgentRequest, sink: ProgressSink | None, passthrough: Passthrough | None
     ) -> AsyncIterator[AgentEvent]:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
-        headers = self._request_headers(request, progress=sink is not None)
+        try:
+            headers = await self._request_headers(request, progress=sink is not None)
+        except RemoteCallError as exc:
+            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
+            return
         message = self._message(request)
         source = self._raw_results() if self._lean else self._transport
         async with contextlib.aclosing(
@@ -434,8 +477,8 @@ class RemoteAgent:
         """Send ``request`` with ``return_immediately``; the id of the task it started.
         Follow it with :meth:`follow`, or read it with :meth:`task_progress`.
         Raises :class:`RemoteAgentError` when the agent answers without a task."""
-        headers = self._request_headers(request, progress=progress)
         try:
+            headers = await self._request_headers(request, progress=progress)
             result = await self._transport.send(
                 self._message(request), headers, return_immediately=True
             )
@@ -446,7 +489,7 @@ class RemoteAgent:
             raise RemoteAgentError(f"{self.name} answered without starting a task")
         return task_id
 
-    def follow(
+    async def follow(
         self,
         task_id: str,
         *,
@@ -457,27 +500,56 @@ class RemoteAgent:
         events from now on, progress to ``progress``. ``request`` supplies the identity
         and invocation id; leaving early leaves the task running."""
         request = request or AgentRequest()
-        headers = self._request_headers(request)
-        return self._decode_stream(
-            lambda: self._transport.subscribe(task_id, headers),
-            request,
-            headers,
-            progress,
-            owned=False,
-        )
+        try:
+            headers = await self._request_headers(request)
+        except RemoteCallError as exc:
+            yield run_error_event(f"subscribe to {self.endpoint.url}: {exc}", request, self.name)
+            return
+        async with contextlib.aclosing(
+            self._decode_stream(
+                lambda: self._transport.subscribe(task_id, headers),
+                request,
+                headers,
+                progress,
+                owned=False,
+            )
+        ) as events:
+            async for event in events:
+                yield event
 
     async def task_progress(self, task_id: str, *, user_id: str = "") -> ProgressMerger:
         """The progress a task's history kept (``tasks/get``): a coarse replay, cut by the
         server's history length. Raises :class:`RemoteAgentError` if the task cannot be
         read."""
-        headers = self._request_headers(AgentRequest(user_id=user_id))
         try:
+            headers = await self._request_headers(AgentRequest(user_id=user_id))
             result = await self._transport.get_task(task_id, headers)
         except RemoteCallError as exc:
             raise RemoteAgentError(f"tasks/get failed at {self.endpoint.url}: {exc}") from exc
         consumer = ProgressConsumer()
         consumer.feed(result)
         return consumer.merger(task_id)
+
+
+async def _token_source(
+    credentials: CredentialOptions | TokenSource | ForwardedToken | None,
+    card: ResolvedCard,
+    http: httpx.AsyncClient,
+) -> TokenSource | ForwardedToken | None:
+    """Where the credential comes from (one source for the whole connection: one cache of
+    client-credentials tokens)."""
+    if isinstance(credentials, CredentialOptions):
+        return None if credentials.empty else await token_source(credentials, card, http)
+    return credentials
+
+
+def _outbound_auth(
+    source: TokenSource | ForwardedToken, card: ResolvedCard, endpoint: Endpoint, url: str
+) -> OutboundAuth:
+    """The credential for ``endpoint``, placed as ``card`` says; raises
+    :class:`RemoteAgentError` when the endpoint is not where it may go."""
+    check_destination(endpoint, url)
+    return OutboundAuth(source, card.sdk_card(endpoint))
 
 
 __all__ = ["RemoteAgent", "RemoteAgentError"]

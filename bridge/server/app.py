@@ -38,6 +38,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import (
@@ -50,6 +51,7 @@ from trpc_bridge.names import (
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
+from trpc_bridge.server.a2a.card_signing import sign_card
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
 from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
@@ -69,6 +71,7 @@ from trpc_bridge.server.http.media_types import MediaTypes
 from trpc_bridge.server.ops.operations import Operations
 from trpc_bridge.server.options import ServerOptions
 from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.push.signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
 from trpc_bridge.server.replicas.factory import make_fanout
@@ -77,6 +80,9 @@ from trpc_bridge.server.replicas.journal import TaskJournal
 from trpc_bridge.server.replicas.monitor import ReplicaMonitor
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
+from trpc_bridge.server.signing.key_ring import KeyRing
+from trpc_bridge.server.signing.keys import SigningKey, load_signing_key
 from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
 
 #: The gRPC services the health service reports on (besides the server as a whole).
@@ -92,6 +98,7 @@ class BridgeServer:
         self.options = options or ServerOptions()
         install_refusal_logging()
         self.ops = Operations(self.options.ops, agent_name=agent.name)
+        redaction.install(self.options.redaction)
         security = self.options.security
         security.check(self.options.host)  # SecurityConfigError: one line naming the flags
         self.gate = security.gate()
@@ -112,10 +119,23 @@ class BridgeServer:
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
+        card_key = self.options.card_signing_key
+        #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
+        self.card_key: SigningKey | None = load_signing_key(card_key) if card_key else None
+        self.push_keys: KeyRing | None = None
         self.push: PushDelivery | None = None
         if self.options.push.enabled:
+            self.push_keys = KeyRing(
+                path=self.options.push.signing_key,
+                rotate_every=self.options.push.key_rotation,
+                keep_for=TOKEN_LIFETIME + CLOCK_LEEWAY,
+            )
             configs = make_push_config_store(self.task_store)
-            self.push = PushDelivery(configs, self.options.push.policy)
+            self.push = PushDelivery(
+                configs,
+                self.options.push.policy,
+                signer=PushSigner(self.push_keys, lambda: self.base_url),
+            )
             self.push.metrics = self.ops.metrics
             self.runner.tasks.observer = self.push.observe
         self.handler = BridgeRequestHandler(
@@ -180,6 +200,10 @@ class BridgeServer:
         return f"{self.options.host}:{self.grpc_port}" if self._grpc is not None else ""
 
     @property
+    def jwks_url(self) -> str:
+        return f"{self.base_url}{JWKS_PATH}"
+
+    @property
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
@@ -216,7 +240,21 @@ class BridgeServer:
             push=self.push is not None,
         )
         declare_security(card, self.options.security)
-        return card
+        return self._signed(card)  # signed last: the signature covers the schemes
+
+    def _signed(self, card: AgentCard) -> AgentCard:
+        if self.card_key is None:
+            return card
+        return sign_card(card, self.card_key, jku=self.jwks_url)
+
+    def _key_sources(self) -> list[KeySource]:
+        sources: list[KeySource] = []
+        if self.push_keys is not None:
+            sources.append(self.push_keys.published)
+        if self.card_key is not None:
+            card_key = self.card_key
+            sources.append(lambda: [card_key])
+        return sources
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -231,13 +269,17 @@ class BridgeServer:
             # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
             # the card without it): every form of the card says so (A2A CORE-CAP-003).
             card.capabilities.extended_agent_card = True
+            card = self._signed(card)  # signed again: it changed
             self.handler.extended_card = card
         routes: list[BaseRoute] = card_routes(
             card,
             base_path=self.base_path,
-            same_origin=public_card(card),
+            same_origin=self._signed(public_card(card)),
             strict_card=self.options.strict_card,
         )
+        sources = self._key_sources()
+        if sources:
+            routes.extend(jwks_routes(sources, base_path=self.base_path))
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.
         own = Jsonrpc03Methods(self.handler)
@@ -254,7 +296,10 @@ class BridgeServer:
             create_rest_routes(self.handler, enable_v0_3_compat=False, path_prefix=self.base_path)
         )
         jsonrpc = self._jsonrpc_paths()
-        public = [*(self.base_path + p for p in CARD_PATHS), *self.ops.public_paths()]
+        public = [
+            *(self.base_path + p for p in (*CARD_PATHS, JWKS_PATH)),  # keys are public
+            *self.ops.public_paths(),
+        ]
         if self.options.playground:
             public += playground_paths(self.base_path)
         transports = {path: TRANSPORT_JSONRPC for path in jsonrpc} | {agui_path: TRANSPORT_AGUI}
@@ -283,7 +328,7 @@ class BridgeServer:
                 other_paths=[
                     *jsonrpc,
                     agui_path,
-                    *(self.base_path + p for p in CARD_PATHS),
+                    *(self.base_path + p for p in (*CARD_PATHS, JWKS_PATH)),
                     *unchecked,
                 ],
             ),

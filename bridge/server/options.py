@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
+from trpc_bridge.redaction import Redaction
 from trpc_bridge.server.auth.options import SecurityOptions
 from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.push.policy import PushPolicy
@@ -83,6 +84,11 @@ class PushOptions:
 
     enabled: bool = True
     policy: PushPolicy = field(default_factory=PushPolicy)
+    #: PEM private key file that signs push-notification JWTs, re-read when it changes
+    #: (replicas share it); empty = keys generated in memory (``push/signing.py``).
+    signing_key: str = ""
+    #: Generated signing keys: seconds between rotations (0 = never).
+    key_rotation: float = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,12 @@ class ServerOptions:
     #: strict A2A 1.0 schema validators); off, the card every client reads: the 1.0 card
     #: merged with the 0.3 fields, as a2a-sdk serves it (``a2a/card_routes.py``).
     strict_card: bool = False
+    #: PEM private key file that signs the agent card (``a2a/card_signing.py``); empty =
+    #: the card is not signed.
+    card_signing_key: str = ""
+    #: What is masked in what the bridge writes for its callers (tfrs progress, E2A
+    #: records and wire log, spans, logs): installed for the process at start.
+    redaction: Redaction = field(default_factory=Redaction)
     limits: Limits = field(default_factory=Limits)
     durability: Durability = field(default_factory=Durability)
     encoding: EncodingOptions = field(default_factory=EncodingOptions)

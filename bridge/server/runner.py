@@ -11,6 +11,8 @@ principal the server's edge verified), and iterates
 - ``execute_tool`` spans follow the run's tool calls and results — unless the agent's
   tools run in another process (a remote agent: ``Agent.tools_run_elsewhere``), which
   records them itself;
+- the agent's thinking and error text are masked by the redaction policy
+  (:class:`~trpc_bridge.redaction.EventRedactor`) before any door or encoder sees them;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
 - a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
@@ -32,10 +34,19 @@ from dataclasses import dataclass, field
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
+from pydantic import SecretStr
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
+from trpc_bridge import redaction
+from trpc_bridge.agent import (
+    Agent,
+    agent_failure_message,
+    close_events,
+    forwards_caller_token,
+    tools_run_elsewhere,
+)
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.redaction import EventRedactor
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
@@ -68,6 +79,14 @@ class IncomingCall:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Who the server verified the caller to be (:attr:`user_id` is its ``user_id``).
     principal: Principal | None = None
+
+
+def caller_bearer(caller: IncomingCall) -> SecretStr | None:
+    """The bearer token the server verified the caller by (``--auth oidc``), for an agent
+    that forwards it; ``None`` for a caller identified otherwise (an API key, a client
+    certificate, a trusted header): only a verified token is passed on."""
+    principal = caller.principal
+    return SecretStr(principal.token) if principal is not None and principal.token else None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -126,6 +145,7 @@ class AgentRunner:
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+        self._forwards_token = forwards_caller_token(agent)
 
     def caller_of(
         self,
@@ -204,6 +224,8 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
+            if self._forwards_token:
+                request = request.model_copy(update={"caller_token": caller_bearer(caller)})
             if relay is None:
                 events = self.agent.run(request)
             else:
@@ -211,14 +233,20 @@ class AgentRunner:
                 events = relay.events(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
+            redactor = EventRedactor(redaction.current())
             ended = False  # the run came to its end (not stopped by its consumer)
             try:
                 while (event := await _next_event(events, deadline)) is not None:
-                    if tools is not None:
-                        tools.observe(event)
+                    for shown in redactor.events(event):
+                        if tools is not None:
+                            tools.observe(shown)
+                        if meter is not None:
+                            meter.observe(shown)
+                        yield shown
+                for shown in redactor.close():
                     if meter is not None:
-                        meter.observe(event)
-                    yield event
+                        meter.observe(shown)
+                    yield shown
                 ended = True
             except Exception as exc:  # the agent failed or overran: a terminal run_error
                 if isinstance(exc, _RunTimedOut):
@@ -236,6 +264,8 @@ class AgentRunner:
                     failure = AgentEvent.failure(
                         agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
                     )
+                for shown in redactor.close():
+                    yield shown
                 if tools is not None:
                     tools.observe(failure)
                 if meter is not None:

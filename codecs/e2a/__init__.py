@@ -7,8 +7,8 @@ openJiuwen-ai/jiuwenswarm ``docs/zh/E2A-protocol.md`` (English: ``docs/en/E2A-pr
 E2A ``1.0``. Where the bridge departs from it, README (ACP section) lists it and says why.
 
 Modules: ``models`` (the records, ``from_dict`` / ``to_dict`` with the legacy keys),
-``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (secrets out
-of logs, the JSONL line), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
+``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (the JSONL
+wire-log line, secrets masked), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
 the ``agent-client-protocol`` package), ``a2a`` (A2A SendMessage in, StreamResponse out),
 ``request`` (envelope → :class:`~trpc_bridge.events.AgentRequest`), ``agent_events``
 (:class:`~trpc_bridge.events.AgentEvent` ⇄ responses) and ``legacy_wire`` (the legacy
@@ -47,7 +47,7 @@ from trpc_bridge.codecs.e2a.models import (
     E2AProvenance,
     E2AResponse,
 )
-from trpc_bridge.codecs.e2a.redact import log_line, redacted
+from trpc_bridge.codecs.e2a.redact import log_line
 from trpc_bridge.codecs.e2a.request import envelope_to_agent_request
 from trpc_bridge.codecs.e2a.rules import ResponseSequencer, StreamChecker, check_stream
 
@@ -80,7 +80,6 @@ __all__ = [
     "legacy_wire",
     "log_line",
     "merge_params_to_acp_prompt",
-    "redacted",
     "response_from_acp_jsonrpc_response",
     "response_from_acp_session_update",
     "with_legacy_wire",

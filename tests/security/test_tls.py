@@ -121,9 +121,12 @@ async def test_the_card_has_https_urls_and_the_mtls_scheme(
         for i in card["supportedInterfaces"]
         if i["protocolBinding"] != "GRPC"
     )
-    assert card["securitySchemes"] == {
+    described = "A client certificate of the server's client CA"
+    assert card["securitySchemes"] == {  # the merged card: 1.0 shape and 0.3 fields
         "mtls": {
-            "mtlsSecurityScheme": {"description": "A client certificate of the server's client CA"}
+            "mtlsSecurityScheme": {"description": described},
+            "type": "mutualTLS",
+            "description": described,
         }
     }
     assert card["securityRequirements"] == [{"schemes": {"mtls": {}}}]

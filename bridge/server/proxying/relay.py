@@ -9,7 +9,9 @@ of a proxied frame's cost. A :class:`Relay` skips that for those frames, and onl
 
 - every result the run's decoder does not get from it is decoded and encoded as usual;
 - a text delta (:func:`hot_delta`: an ``artifact-update`` of one text part with
-  ``object_type`` ``chat.completion.chunk``) is keyed by everything in it but its text.
+  ``object_type`` ``chat.completion.chunk`` and no other metadata than its response id
+  and tag; reasoning only when no redaction policy is installed, since the runner masks
+  thinking text by its content) is keyed by everything in it but its text.
   A key's frames go the usual way until two in a row came out as one frame each,
   carrying their text and differing in nothing else; from then on a frame of that key
   is that output with its own text, published to the live task at once, without being
@@ -33,11 +35,12 @@ from typing import Any
 import orjson
 from a2a.types import TaskArtifactUpdateEvent
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
-from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE
+from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
 from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
 from trpc_bridge.server.tasks.live_task import LiveTask
@@ -51,21 +54,33 @@ _MAX_KEYS = 64
 _MAX_PIECES = 256
 
 
-def hot_delta(result: Any) -> tuple[bytes, str] | None:
+#: The response metadata a relayed delta may carry (an error, a state delta: decoded).
+_DELTA_KEYS = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
+
+
+def _plain_metadata(metadata: Any) -> bool:
+    return type(metadata) is dict and _DELTA_KEYS.issuperset(metadata)
+
+
+def hot_delta(result: Any, *, marked_parts: bool) -> tuple[bytes, str] | None:
     """``(key, text)`` of trpc's streamed text delta in A2A 0.3 JSON: the key is the
-    result's JSON without the text. None for anything else."""
+    result's JSON without the text. None for anything else. ``marked_parts``: a part
+    with metadata (reasoning) may be relayed; without, only answer text is (thinking is
+    masked by the runner's redaction, text by text)."""
     if type(result) is not dict or result.get("kind") != "artifact-update":
         return None
     metadata = result.get("metadata")
-    if type(metadata) is not dict or metadata.get(META_OBJECT_TYPE) != ObjectType.CHUNK:
+    if not _plain_metadata(metadata) or metadata.get(META_OBJECT_TYPE) != ObjectType.CHUNK:
         return None
     artifact = result.get("artifact")
-    parts = artifact.get("parts") if type(artifact) is dict else None
+    if type(artifact) is not dict or not _plain_metadata(artifact.get("metadata", {})):
+        return None
+    parts = artifact.get("parts")
     if type(parts) is not list or len(parts) != 1 or type(parts[0]) is not dict:
         return None
     part = parts[0]
     text = part.get("text")
-    if type(text) is not str or not text:
+    if type(text) is not str or not text or (part.get("metadata") and not marked_parts):
         return None
     part["text"] = ""
     try:
@@ -134,9 +149,13 @@ class Relay:
     (:attr:`encoder`) and the :class:`~trpc_bridge.client.passthrough.Passthrough` its
     agent's stream is given (:meth:`events`)."""
 
-    def __init__(self, agent: RemoteAgent, live: LiveTask, encoder: StreamEncoder) -> None:
+    def __init__(
+        self, agent: RemoteAgent, live: LiveTask, encoder: StreamEncoder, *, reasoning: bool
+    ) -> None:
         self._agent = agent
         self._live = live
+        #: Reasoning deltas may be relayed (no redaction policy masks them).
+        self._reasoning = reasoning
         self.encoder = _Recording(encoder)
         #: key → the frame its deltas are copies of; None: not relayed.
         self._templates: dict[bytes, StreamFrame | None] = {}
@@ -157,7 +176,7 @@ class Relay:
 
     def take(self, result: Any) -> bool:
         self._learn()
-        hot = hot_delta(result)
+        hot = hot_delta(result, marked_parts=self._reasoning)
         if hot is None:
             return False
         key, text = hot
@@ -221,4 +240,4 @@ def relay_for(agent: Agent, encoder: StreamEncoding, live: LiveTask) -> Relay | 
         return None
     if type(encoder) is not StreamEncoder or encoder.v1:
         return None
-    return Relay(agent, live, encoder)
+    return Relay(agent, live, encoder, reasoning=redaction.current() is redaction.OFF)
