@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from peers import build_gopeer, go_available, go_server
 from replay_server import ReplayPeer, go_sse_frame, serving
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Skill
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
@@ -99,8 +100,17 @@ def proxies_of(upstream: Coroutine[Any, Any, str] | str) -> Iterator[Proxies]:
         yield proxies
     finally:
         proxies.run(proxies.stack.aclose())
+        proxies.run(_settled())
         proxies.loop.call_soon_threadsafe(proxies.loop.stop)
         thread.join(10)
+
+
+async def _settled() -> None:
+    """Every task still pending on the loop (the SSE responses' watchers) is done."""
+    others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
 
 
 def _rpc(url: str, method: str, params: dict[str, Any]) -> bytes:
@@ -231,7 +241,7 @@ def test_live_go_peer(relayed: list[int], scenario: str) -> None:
 # --- generated streams ---------------------------------------------------------------------
 
 _IDS = st.sampled_from(["chatcmpl-1", "chatcmpl-2", ""])
-_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=5)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=5)
 _THOUGHT = st.sampled_from([None, {"thought": True}, {"adk_thought": True, "thought": True}])
 
 
@@ -371,3 +381,53 @@ def test_generated_streams(
     peer, proxies = replay
     peer.stream_chunks = [body]
     assert_same(proxies, body)
+
+
+# --- thinking text and the redaction policy ------------------------------------------------
+
+_SECRET = "sk-" + "a1B2" * 8
+
+
+def _thinking_stream(pieces: list[str]) -> bytes:
+    thought = {"thought": True}
+    metadata = {"llm_response_id": "chatcmpl-1", "object_type": "chat.completion.chunk"}
+    results = [_status("submitted")]
+    results += [_artifact("chatcmpl-1", [_text_part(p, thought)], metadata) for p in pieces]
+    results += _ending("completed")
+    return b"".join(go_sse_frame(r) for r in results)
+
+
+@pytest.fixture
+def no_redaction() -> Iterator[None]:
+    redaction.install(redaction.OFF)
+    try:
+        yield
+    finally:
+        redaction.install(redaction.Redaction())
+
+
+def test_thinking_is_not_relayed_while_it_is_redacted(
+    replay: tuple[ReplayPeer, Proxies], relayed: list[int]
+) -> None:
+    """The runner masks thinking text by its content, so the relay leaves it alone: a key
+    split over deltas comes out masked on both paths."""
+    peer, proxies = replay
+    pieces = [f"step {i} " for i in range(20)] + [_SECRET[:10], _SECRET[10:], " done"]
+    body = _thinking_stream(pieces)
+    peer.stream_chunks = [body]
+    before = relayed[0]
+    relay, _ = proxies.both("message/stream", _message())
+    assert relayed[0] == before
+    assert _SECRET[10:] not in relay.decode() and redaction.MASK in relay.decode()
+    assert_same(proxies, body)
+
+
+def test_thinking_is_relayed_without_redaction(
+    replay: tuple[ReplayPeer, Proxies], relayed: list[int], no_redaction: None
+) -> None:
+    peer, proxies = replay
+    body = _thinking_stream([f"step {i} " for i in range(30)])
+    peer.stream_chunks = [body]
+    before = relayed[0]
+    assert_same(proxies, body)
+    assert relayed[0] - before > 20

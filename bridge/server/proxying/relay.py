@@ -70,7 +70,9 @@ def hot_delta(result: Any, *, marked_parts: bool) -> tuple[bytes, str] | None:
     if type(result) is not dict or result.get("kind") != "artifact-update":
         return None
     metadata = result.get("metadata")
-    if not _plain_metadata(metadata) or metadata.get(META_OBJECT_TYPE) != ObjectType.CHUNK:
+    if type(metadata) is not dict or metadata.get(META_OBJECT_TYPE) != ObjectType.CHUNK:
+        return None
+    if not _DELTA_KEYS.issuperset(metadata):
         return None
     artifact = result.get("artifact")
     if type(artifact) is not dict or not _plain_metadata(artifact.get("metadata", {})):
