@@ -40,6 +40,8 @@ from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
 #: Results read before the reader lets the event loop run others (as a live task's
 #: producer does): taken results are published without any other await in between.
 YIELD_EVERY = 64
+#: Results taken between two waits for the one who takes them (:meth:`Passthrough.pace`).
+PACE_EVERY = 64
 
 
 class Passthrough(Protocol):
@@ -52,6 +54,11 @@ class Passthrough(Protocol):
     def standing(self) -> list[Any]:
         """Results standing for those taken since the last call, in order: fed to the
         decoder for its state only (their events are dropped)."""
+        ...
+
+    async def pace(self) -> None:
+        """Returns when more may be taken (a door whose writer is behind holds the
+        stream back, as it would by not asking for more events)."""
         ...
 
 

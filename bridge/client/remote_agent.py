@@ -46,7 +46,7 @@ from trpc_bridge.client.credentials import (
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
-from trpc_bridge.client.passthrough import Passthrough, RawResults
+from trpc_bridge.client.passthrough import PACE_EVERY, Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
@@ -406,11 +406,15 @@ class RemoteAgent:
                 with contextlib.suppress(CodecError):
                     decoder.feed(tap.take(standing)[1])
 
+        taken = 0
         try:
             async with contextlib.aclosing(open_stream()) as results:
                 async for result in results:
                     if passthrough is not None:
                         if passthrough.take(result):
+                            taken += 1
+                            if taken % PACE_EVERY == 0:
+                                await passthrough.pace()
                             continue
                         absorb()
                     known = decoder.task_id

@@ -31,6 +31,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
@@ -51,7 +52,8 @@ from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
-from trpc_bridge.server.proxying.relay import Relay, relay_for
+from trpc_bridge.server.proxying.a2a_relay import a2a_relay_for
+from trpc_bridge.server.proxying.relay import Relay
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -179,7 +181,7 @@ class AgentRunner:
         on_span: Callable[[SpanContext], object] | None = None,
         encoding: str = "",
         streamed: bool = True,
-        relay: Relay | None = None,
+        relay: Relay[Any, Any] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
@@ -295,7 +297,7 @@ class AgentRunner:
         named ``encoding``), or relayed from the agent's own when it streams what
         ``encoder`` writes (``server/proxying``)."""
         self.tasks.add(live)
-        relay = relay_for(self.agent, encoder, live)
+        relay = a2a_relay_for(self.agent, encoder, live)
         run = self.run(
             request,
             caller,

@@ -13,6 +13,7 @@ timestamps) are named by order of appearance, and so must ``tasks/get`` afterwar
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import re
@@ -67,6 +68,8 @@ class Proxies:
 
     relay_url: str = ""
     event_url: str = ""
+    relay_agui: str = ""
+    event_agui: str = ""
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.new_event_loop)
     stack: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
 
@@ -80,9 +83,13 @@ class Proxies:
         relay = await self.stack.enter_async_context(BridgeServer(remote, options))
         event = await self.stack.enter_async_context(BridgeServer(EventPath(remote), options))
         self.relay_url, self.event_url = relay.jsonrpc_url, event.jsonrpc_url
+        self.relay_agui, self.event_agui = relay.agui_url, event.agui_url
 
     def both(self, method: str, params: dict[str, Any]) -> tuple[bytes, bytes]:
         return _rpc(self.relay_url, method, params), _rpc(self.event_url, method, params)
+
+    def both_agui(self) -> tuple[bytes, bytes]:
+        return _agui(self.relay_agui), _agui(self.event_agui)
 
 
 @contextlib.contextmanager
@@ -119,6 +126,19 @@ def _rpc(url: str, method: str, params: dict[str, Any]) -> bytes:
     return httpx.post(url, json=body, headers=headers, timeout=60).content
 
 
+def _agui(url: str) -> bytes:
+    run = {
+        "threadId": "thread-1",
+        "runId": "run-1",
+        "state": {},
+        "messages": [{"id": "u1", "role": "user", "content": "hi"}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+    return httpx.post(url, json=run, headers={"Accept": "text/event-stream"}, timeout=60).content
+
+
 def _message(text: str = "hi") -> dict[str, Any]:
     return {
         "message": {
@@ -133,14 +153,14 @@ def _message(text: str = "hi") -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def relayed() -> Iterator[list[int]]:
-    """Counts the frames every relay of this module took (the fast path did run)."""
-    taken = [0]
+def relayed() -> Iterator[collections.Counter[str]]:
+    """Counts the frames the relays of this module took, by door (the fast path ran)."""
+    taken: collections.Counter[str] = collections.Counter()
     original = Relay.take
 
-    def take(self: Relay, result: Any) -> bool:
+    def take(self: Relay[Any, Any], result: Any) -> bool:
         took = original(self, result)
-        taken[0] += took
+        taken[type(self).__name__] += took
         return took
 
     with pytest.MonkeyPatch.context() as patch:
@@ -149,7 +169,7 @@ def relayed() -> Iterator[list[int]]:
 
 
 @pytest.fixture(scope="module")
-def replay(relayed: list[int]) -> Iterator[tuple[ReplayPeer, Proxies]]:
+def replay(relayed: collections.Counter[str]) -> Iterator[tuple[ReplayPeer, Proxies]]:
     peer = ReplayPeer()
     stack = contextlib.AsyncExitStack()
 
@@ -163,10 +183,7 @@ def replay(relayed: list[int]) -> Iterator[tuple[ReplayPeer, Proxies]]:
 
 # --- comparing --------------------------------------------------------------------------
 
-_MINTED = re.compile(
-    rb"(?:task|ctx|msg|artifact)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
-    rb"[0-9a-f]{4}-[0-9a-f]{12}"
-)
+_MINTED = re.compile(rb"[a-z]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIMESTAMP = re.compile(rb'"timestamp":"[^"]*"')
 
 
@@ -192,7 +209,8 @@ def _task_id(answer: bytes) -> str:
 
 
 def assert_same(proxies: Proxies, upstream: bytes) -> None:
-    """A streamed call and ``tasks/get`` after it give the same answers on both."""
+    """A streamed call and ``tasks/get`` after it give the same answers on both; so does
+    an AG-UI run."""
     relay, event = proxies.both("message/stream", _message())
     assert normalised(relay, upstream) == normalised(event, upstream)
     tasks = [
@@ -200,6 +218,8 @@ def assert_same(proxies: Proxies, upstream: bytes) -> None:
         for url, answer in ((proxies.relay_url, relay), (proxies.event_url, event))
     ]
     assert normalised(relay + tasks[0], upstream) == normalised(event + tasks[1], upstream)
+    relay, event = proxies.both_agui()
+    assert normalised(relay, upstream) == normalised(event, upstream)
 
 
 # --- the Go peer's streams -----------------------------------------------------------------
@@ -207,19 +227,20 @@ def assert_same(proxies: Proxies, upstream: bytes) -> None:
 
 @pytest.mark.parametrize("recorded", GO_STREAMS, ids=[p.stem for p in GO_STREAMS])
 def test_go_recorded_streams(
-    replay: tuple[ReplayPeer, Proxies], relayed: list[int], recorded: Path
+    replay: tuple[ReplayPeer, Proxies], relayed: collections.Counter[str], recorded: Path
 ) -> None:
     peer, proxies = replay
     body = recorded.read_bytes()
     peer.stream_chunks = [body]
-    before = relayed[0]
+    before = relayed.copy()
     assert_same(proxies, body)
     if recorded.stem == "long":  # 1,000 deltas of one response: nearly all relayed
-        assert relayed[0] - before > 900
+        assert relayed["A2aRelay"] - before["A2aRelay"] > 900
+        assert relayed["AguiRelay"] - before["AguiRelay"] > 900
 
 
 @pytest.mark.parametrize("scenario", ["long", "reasoning", "tool", "error", "parallel_tools"])
-def test_live_go_peer(relayed: list[int], scenario: str) -> None:
+def test_live_go_peer(relayed: collections.Counter[str], scenario: str) -> None:
     """The Go server itself upstream; its ids are its own and differ per call, so both
     proxies read one recorded answer of it, replayed."""
     if not go_available():
@@ -242,7 +263,9 @@ def test_live_go_peer(relayed: list[int], scenario: str) -> None:
 
 _IDS = st.sampled_from(["chatcmpl-1", "chatcmpl-2", ""])
 _TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=5)
-_THOUGHT = st.sampled_from([None, {"thought": True}, {"adk_thought": True, "thought": True}])
+_THOUGHT = st.sampled_from([None, None, {"thought": True}, {"adk_thought": True, "thought": True}])
+#: Mostly text, sometimes empty (a delta without text is not relayed).
+_DELTA_TEXT = st.one_of(_TEXT.filter(bool), _TEXT.filter(bool), st.just(""))
 
 
 def _text_part(text: str, thought: dict[str, Any] | None) -> dict[str, Any]:
@@ -300,25 +323,25 @@ def _status(state: str, *, metadata: dict[str, Any] | None = None, text: str = "
 
 
 @st.composite
-def _deltas(draw: st.DrawFn) -> list[Any]:
-    """A run of streamed deltas of one response: mostly text, sometimes empty, with the
-    shapes trpc's servers give them (Go v0: no append, no artifact metadata; v1 and the
-    bridge: both)."""
+def _delta_shape(draw: st.DrawFn) -> tuple[str, dict[str, Any], dict[str, Any] | None, Any]:
+    """Everything about a response's deltas but their text, as trpc's servers give them
+    (Go v0: no append, no artifact metadata; v1 and the bridge: both)."""
     response_id = draw(_IDS)
-    thought = draw(_THOUGHT)
     metadata: dict[str, Any] = {"object_type": "chat.completion.chunk"}
     if response_id:
         metadata["llm_response_id"] = response_id
     if draw(st.booleans()):
         metadata["tag"] = draw(st.sampled_from(["", "t1"]))
     artifact_id = draw(st.sampled_from([response_id, "other"]))
-    append = draw(st.sampled_from([None, False, True]))
-    copy = draw(st.booleans())
-    texts = draw(st.lists(_TEXT, min_size=1, max_size=9))
-    return [
-        _artifact(artifact_id, [_text_part(t, thought)], metadata, append=append, copy=copy)
-        for t in texts
-    ]
+    options = {"append": draw(st.sampled_from([None, False, True])), "copy": draw(st.booleans())}
+    return artifact_id, metadata, draw(_THOUGHT), options
+
+
+def _deltas(
+    shape: tuple[str, dict[str, Any], dict[str, Any] | None, Any], texts: list[str]
+) -> list[Any]:
+    artifact_id, metadata, thought, options = shape
+    return [_artifact(artifact_id, [_text_part(t, thought)], metadata, **options) for t in texts]
 
 
 @st.composite
@@ -359,9 +382,13 @@ def _ending(end: str) -> list[Any]:
     return []  # the stream ends before the task: recovery with tasks/get
 
 
-_STREAMS = st.tuples(
-    st.booleans(), st.lists(st.one_of(_deltas(), _deltas(), _other()), max_size=8), _END
-)
+@st.composite
+def _streams(draw: st.DrawFn) -> tuple[bool, list[list[Any]], str]:
+    """A stream: runs of deltas of a few shapes, taking turns, among other frames."""
+    shapes = draw(st.lists(_delta_shape(), min_size=1, max_size=3))
+    runs = st.tuples(st.sampled_from(shapes), st.lists(_DELTA_TEXT, min_size=1, max_size=9))
+    segment = st.one_of(runs.map(lambda run: _deltas(*run)), _other())
+    return draw(st.booleans()), draw(st.lists(segment, max_size=8)), draw(_END)
 
 
 @settings(
@@ -370,7 +397,7 @@ _STREAMS = st.tuples(
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(_STREAMS)
+@given(_streams())
 def test_generated_streams(
     replay: tuple[ReplayPeer, Proxies], stream: tuple[bool, list[list[Any]], str]
 ) -> None:
@@ -407,7 +434,7 @@ def no_redaction() -> Iterator[None]:
 
 
 def test_thinking_is_not_relayed_while_it_is_redacted(
-    replay: tuple[ReplayPeer, Proxies], relayed: list[int]
+    replay: tuple[ReplayPeer, Proxies], relayed: collections.Counter[str]
 ) -> None:
     """The runner masks thinking text by its content, so the relay leaves it alone: a key
     split over deltas comes out masked on both paths."""
@@ -415,19 +442,42 @@ def test_thinking_is_not_relayed_while_it_is_redacted(
     pieces = [f"step {i} " for i in range(20)] + [_SECRET[:10], _SECRET[10:], " done"]
     body = _thinking_stream(pieces)
     peer.stream_chunks = [body]
-    before = relayed[0]
+    before = relayed.copy()
     relay, _ = proxies.both("message/stream", _message())
-    assert relayed[0] == before
+    assert relayed == before
     assert _SECRET[10:] not in relay.decode() and redaction.MASK in relay.decode()
     assert_same(proxies, body)
 
 
 def test_thinking_is_relayed_without_redaction(
-    replay: tuple[ReplayPeer, Proxies], relayed: list[int], no_redaction: None
+    replay: tuple[ReplayPeer, Proxies], relayed: collections.Counter[str], no_redaction: None
 ) -> None:
     peer, proxies = replay
     body = _thinking_stream([f"step {i} " for i in range(30)])
     peer.stream_chunks = [body]
-    before = relayed[0]
+    before = relayed.copy()
     assert_same(proxies, body)
-    assert relayed[0] - before > 20
+    assert relayed["A2aRelay"] - before["A2aRelay"] > 20
+    assert relayed["AguiRelay"] - before["AguiRelay"] > 20
+
+
+def test_interleaved_responses(
+    replay: tuple[ReplayPeer, Proxies], relayed: collections.Counter[str]
+) -> None:
+    """Two responses streaming by turns: on AG-UI each turn closes the other's message
+    and opens its own, so a delta after the other response's is not relayed there."""
+    peer, proxies = replay
+    results = [_status("submitted")]
+    for turn in range(4):
+        response_id = f"chatcmpl-{turn % 2}"
+        metadata = {"llm_response_id": response_id, "object_type": "chat.completion.chunk"}
+        results += [
+            _artifact(response_id, [_text_part(f"{turn}.{i} ", None)], metadata) for i in range(5)
+        ]
+    results += _ending("completed")
+    body = b"".join(go_sse_frame(r) for r in results)
+    peer.stream_chunks = [body]
+    before = relayed.copy()
+    assert_same(proxies, body)
+    assert relayed["A2aRelay"] - before["A2aRelay"] > 10
+    assert relayed["AguiRelay"] - before["AguiRelay"] > 5

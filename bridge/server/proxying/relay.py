@@ -1,50 +1,53 @@
-"""Relaying trpc's streamed text deltas from an upstream in the caller's own encoding.
+"""Relaying trpc's streamed text deltas from an upstream that writes them as the door
+would.
 
-When the caller of a streamed run gets trpc's encoding on the A2A 0.3 wire and the agent
-is a :class:`~trpc_bridge.client.RemoteAgent` streaming the same (``trpc-bridge proxy``
-in front of trpc-agent-go), nearly every upstream frame is a text delta the bridge would
-write again with only its ids changed: the proxy's task, context and response ids, its
-``append``, its metadata layout. Decoding each into an event and encoding it back is most
-of a proxied frame's cost. A :class:`Relay` skips that for those frames, and only them:
+When the agent is a :class:`~trpc_bridge.client.RemoteAgent` streaming trpc's encoding on
+the A2A 0.3 wire (``trpc-bridge proxy`` in front of trpc-agent-go), nearly every upstream
+frame is a text delta that a door writes again with only its ids and layout changed: the
+proxy's task, context and response ids, ``append``, the metadata on the artifact for an
+A2A caller (:mod:`.a2a_relay`); a ``TEXT_MESSAGE_CONTENT`` for an AG-UI one
+(:mod:`.agui_relay`). Decoding each into an event and encoding it back is most of a
+proxied frame's cost. A :class:`Relay` skips that for those frames, and only them:
 
-- every result the run's decoder does not get from it is decoded and encoded as usual;
+- every result the run's decoder does not get from it is decoded and written as usual;
 - a text delta (:func:`hot_delta`: an ``artifact-update`` of one text part with
   ``object_type`` ``chat.completion.chunk`` and no other metadata than its response id
   and tag; reasoning only when no redaction policy is installed, since the runner masks
-  thinking text by its content) is keyed by everything in it but its text.
-  A key's frames go the usual way until two in a row came out as one frame each,
-  carrying their text and differing in nothing else; from then on a frame of that key
-  is that output with its own text, published to the live task at once, without being
-  decoded or encoded;
+  thinking text by its content) is keyed by everything in it but its text. A key's
+  frames go the usual way until two in a row came out as one output each, carrying their
+  text and alike but for it; from then on a frame of that key is that output with its
+  own text, handed to the door at once, without being decoded or encoded;
 - before the decoder reads anything else it absorbs results standing for the relayed
   ones (one per run of consecutive relayed frames of a key, their texts joined): the
   text it collects per response id, the task it follows and the state it keeps are then
-  what they would have been (:mod:`~trpc_bridge.client.passthrough`). The encoder's state
-  needs nothing: a relayed key's response id is already one it has written.
+  what they would have been (:mod:`~trpc_bridge.client.passthrough`). What the door's
+  writer keeps needs nothing: a relayed key's output is one it has just written (an
+  AG-UI writer, whose output depends on the message open before, relays a key only
+  right after a frame of the same key).
 
 The output is the event path's, byte for byte (``tests/server/test_relay_equivalence.py``
-runs both on the Go peer's streams and on generated ones). Runs on other wires or
-encodings, with tfrs progress, or to other agents take the event path.
+runs both on the Go peer's streams and on generated ones). Runs to other agents, on
+other wires, or with tfrs progress take the event path.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
-from a2a.types import TaskArtifactUpdateEvent
 
 from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.client.remote_agent import RemoteAgent
-from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
-from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
-from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.telemetry.metrics import RunMeter
+
+#: An output of the door (a frame, SSE text) and what a key's outputs are made from
+#: (compared for equality).
+Out = TypeVar("Out")
+Template = TypeVar("Template")
 
 #: Keys a relay remembers at once (a stream has a handful: answer and reasoning text per
 #: response); past it they are forgotten and learnt again.
@@ -52,8 +55,6 @@ _MAX_KEYS = 64
 #: Relayed texts kept per run of a key before they are joined (memory stays linear in
 #: the text, not in the number of frames).
 _MAX_PIECES = 256
-
-
 #: The response metadata a relayed delta may carry (an error, a state delta: decoded).
 _DELTA_KEYS = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
 
@@ -65,8 +66,7 @@ def _plain_metadata(metadata: Any) -> bool:
 def hot_delta(result: Any, *, marked_parts: bool) -> tuple[bytes, str] | None:
     """``(key, text)`` of trpc's streamed text delta in A2A 0.3 JSON: the key is the
     result's JSON without the text. None for anything else. ``marked_parts``: a part
-    with metadata (reasoning) may be relayed; without, only answer text is (thinking is
-    masked by the runner's redaction, text by text)."""
+    with metadata (reasoning) may be relayed; without, only answer text is."""
     if type(result) is not dict or result.get("kind") != "artifact-update":
         return None
     metadata = result.get("metadata")
@@ -94,27 +94,6 @@ def hot_delta(result: Any, *, marked_parts: bool) -> tuple[bytes, str] | None:
     return key, text
 
 
-def _text_of(frame: StreamFrame) -> str | None:
-    """The text of a frame that is one text part, else None."""
-    if isinstance(frame, TextDelta):
-        return frame.text
-    if isinstance(frame, TaskArtifactUpdateEvent) and len(frame.artifact.parts) == 1:
-        part = frame.artifact.parts[0]
-        return part.text if part.WhichOneof("content") == "text" else None
-    return None
-
-
-def _with_text(frame: StreamFrame, text: str) -> StreamFrame:
-    """``frame`` (one text part, :func:`_text_of`) carrying ``text`` instead."""
-    if isinstance(frame, TextDelta):
-        return frame._replace(text=text)
-    assert isinstance(frame, TaskArtifactUpdateEvent)
-    update = TaskArtifactUpdateEvent()
-    update.CopyFrom(frame)
-    update.artifact.parts[0].text = text
-    return update
-
-
 def _standing(result: dict[str, Any], text: str) -> dict[str, Any]:
     """``result`` (a :func:`hot_delta`) carrying ``text`` instead; ``result`` unchanged."""
     artifact = result["artifact"]
@@ -122,55 +101,56 @@ def _standing(result: dict[str, Any], text: str) -> dict[str, Any]:
     return {**result, "artifact": {**artifact, "parts": [part]}}
 
 
-class _Recording:
-    """The run's encoder, noting its frames while :attr:`frames` is a list."""
+class Relay(Generic[Out, Template]):
+    """One streamed run relayed (see the module doc): the
+    :class:`~trpc_bridge.client.passthrough.Passthrough` its agent's stream is given
+    (:meth:`events`). A door's relay says what its outputs are: how one is made from a
+    template and a text (:meth:`make`), what template an output of a text stands for
+    (:meth:`template`), and where it goes (:meth:`emit`); it records what the door
+    writes for a result being decoded in :attr:`recorded`."""
 
-    def __init__(self, encoder: StreamEncoder) -> None:
-        self.inner = encoder
-        self.done = encoder.done
-        self.frames: list[StreamFrame] | None = None
+    #: Relay a key only right after a frame of the same key (the door's output depends
+    #: on the frame before).
+    consecutive = False
 
-    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
-        return self.inner.start(app_name=app_name, user_id=user_id)
-
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
-        frames = self.inner.encode(event)
-        self.done = self.inner.done
-        if self.frames is not None:
-            self.frames.extend(frames)
-        return frames
-
-    def close(self) -> list[StreamFrame]:
-        frames = self.inner.close()
-        self.done = self.inner.done
-        return frames
-
-
-class Relay:
-    """One streamed run relayed (see the module doc): the encoder its live task drives
-    (:attr:`encoder`) and the :class:`~trpc_bridge.client.passthrough.Passthrough` its
-    agent's stream is given (:meth:`events`)."""
-
-    def __init__(
-        self, agent: RemoteAgent, live: LiveTask, encoder: StreamEncoder, *, reasoning: bool
-    ) -> None:
+    def __init__(self, agent: RemoteAgent, *, reasoning: bool) -> None:
         self._agent = agent
-        self._live = live
         #: Reasoning deltas may be relayed (no redaction policy masks them).
         self._reasoning = reasoning
-        self.encoder = _Recording(encoder)
-        #: key → the frame its deltas are copies of; None: not relayed.
-        self._templates: dict[bytes, StreamFrame | None] = {}
-        #: key → its last output without the text, until it has a template.
-        self._shapes: dict[bytes, StreamFrame] = {}
+        #: What the door wrote for the result being decoded (None: not recording).
+        self.recorded: list[Out] | None = None
+        #: key → the template its deltas are made from.
+        self._templates: dict[bytes, Template] = {}
+        #: key → the template of its last output, until two in a row agree.
+        self._last: dict[bytes, Template] = {}
         #: key → a result of that key (for the standing results).
         self._results: dict[bytes, dict[str, Any]] = {}
         #: The delta being decoded now, whose output is being recorded.
         self._decoding: tuple[bytes, str, dict[str, Any]] | None = None
+        #: The key of the result before (None: not a delta).
+        self._previous: bytes | None = None
         #: Runs of consecutive relayed deltas: (key, their texts).
         self._taken: list[tuple[bytes, list[str]]] = []
         #: The run's metrics (set by the runner): each relayed delta is noted there.
         self.meter: RunMeter | None = None
+
+    # --- what a door's relay says ---------------------------------------------------
+
+    def make(self, template: Template, text: str) -> Out:
+        raise NotImplementedError
+
+    def template(self, outputs: list[Out], text: str) -> Template | None:
+        """The template of ``outputs`` (those of a delta of ``text``) when they are one
+        output carrying exactly that text; None otherwise."""
+        raise NotImplementedError
+
+    def emit(self, output: Out) -> None:
+        raise NotImplementedError
+
+    async def pace(self) -> None:
+        """Returns when the door can take more output."""
+
+    # --- the passthrough --------------------------------------------------------------
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """The agent's events for ``request``: those of the results not relayed."""
@@ -180,16 +160,16 @@ class Relay:
         self._learn()
         hot = hot_delta(result, marked_parts=self._reasoning)
         if hot is None:
+            self._previous = None
             return False
         key, text = hot
-        if key not in self._templates:
+        previous, self._previous = self._previous, key
+        template = self._templates.get(key)
+        if template is None or (self.consecutive and previous != key):
             self._decoding = (key, text, result)
-            self.encoder.frames = []
+            self.recorded = []
             return False
-        template = self._templates[key]
-        if template is None:
-            return False
-        self._live.publish(_with_text(template, text))
+        self.emit(self.make(template, text))
         if self.meter is not None:
             self.meter.relayed()
         if self._taken and self._taken[-1][0] == key:
@@ -206,40 +186,46 @@ class Relay:
         return [_standing(self._results[key], "".join(texts)) for key, texts in taken]
 
     def _learn(self) -> None:
-        """What the delta decoded last came out as: a template for its key once two
-        outputs in a row were one frame with their own text, alike but for it."""
+        """What the delta decoded last came out as: its key's template once two outputs
+        in a row were one output with their own text, alike but for it."""
         decoding, self._decoding = self._decoding, None
-        frames, self.encoder.frames = self.encoder.frames, None
-        if decoding is None or frames is None:
+        outputs, self.recorded = self.recorded, None
+        if decoding is None or outputs is None:
             return
         key, text, result = decoding
-        if len(self._templates) >= _MAX_KEYS or len(self._shapes) >= _MAX_KEYS:
-            self._forget()
-        if len(frames) != 1 or _text_of(frames[0]) != text:
-            self._templates[key] = None
+        template = self.template(outputs, text)
+        if template is None:
+            self._last.pop(key, None)
             return
-        shape = _with_text(frames[0], "")
-        if self._shapes.get(key) == shape:
-            self._templates[key] = frames[0]
+        known = self._templates.get(key)
+        if known is not None:
+            if known != template:  # the key came out otherwise: learnt again
+                del self._templates[key]
+                self._last[key] = template
+            return
+        if self._last.get(key) == template:
+            if len(self._templates) >= _MAX_KEYS:
+                self._forget()
+            self._templates[key] = template
             self._results[key] = result
-            del self._shapes[key]
-        else:
-            self._shapes[key] = shape
+            del self._last[key]
+            return
+        if len(self._last) >= _MAX_KEYS:
+            self._last.clear()
+        self._last[key] = template
 
     def _forget(self) -> None:
         """Start learning afresh (keys of relayed runs not yet absorbed are kept)."""
         pending = {key for key, _ in self._taken}
         self._templates = {k: v for k, v in self._templates.items() if k in pending}
         self._results = {k: v for k, v in self._results.items() if k in pending}
-        self._shapes.clear()
 
 
-def relay_for(agent: Agent, encoder: StreamEncoding, live: LiveTask) -> Relay | None:
-    """A relay for the streamed run of ``live`` when it can have one: ``agent`` streams
-    trpc's encoding on the 0.3 wire (:attr:`RemoteAgent.passes_through`) and the caller
-    gets the same (the trpc encoder on the 0.3 wire, no overlay). None: the event path."""
-    if not isinstance(agent, RemoteAgent) or not agent.passes_through:
-        return None
-    if type(encoder) is not StreamEncoder or encoder.v1:
-        return None
-    return Relay(agent, live, encoder, reasoning=redaction.current() is redaction.OFF)
+def relays_from(agent: Agent) -> RemoteAgent | None:
+    """``agent`` when its streams can be relayed (:attr:`RemoteAgent.passes_through`)."""
+    return agent if isinstance(agent, RemoteAgent) and agent.passes_through else None
+
+
+def reasoning_relayed() -> bool:
+    """No redaction policy masks thinking text: reasoning deltas may be relayed."""
+    return redaction.current() is redaction.OFF
