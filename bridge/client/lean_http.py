@@ -74,6 +74,7 @@ class _Connection(asyncio.Protocol):
         self.status = 0
         self.headers: dict[str, str] = {}
         self.headers_done = False
+        self.keep_alive = False
         self.complete = False
         self.error: str | None = None
         #: Where the connection goes once an answer nobody reads has ended.
@@ -114,6 +115,8 @@ class _Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         self.headers_done = True
+        # Asked here: once the message is complete the parser has moved on.
+        self.keep_alive = self._parser.should_keep_alive()
 
     def on_body(self, body: bytes) -> None:
         if self._drained is not None:
@@ -163,12 +166,7 @@ class _Connection(asyncio.Protocol):
         return chunks
 
     def reusable(self) -> bool:
-        return (
-            self.complete
-            and not self.lost
-            and self.error is None
-            and self._parser.should_keep_alive()
-        )
+        return self.complete and not self.lost and self.error is None and self.keep_alive
 
     def discard(self, done: Callable[[_Connection], None]) -> None:
         """Nobody reads the rest of this answer: read it to its end and hand the

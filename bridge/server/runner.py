@@ -31,7 +31,6 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
@@ -53,7 +52,7 @@ from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.proxying.a2a_relay import a2a_relay_for
-from trpc_bridge.server.proxying.relay import Relay
+from trpc_bridge.server.proxying.relay import RunSource
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -181,7 +180,7 @@ class AgentRunner:
         on_span: Callable[[SpanContext], object] | None = None,
         encoding: str = "",
         streamed: bool = True,
-        relay: Relay[Any, Any] | None = None,
+        source: RunSource | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
@@ -190,8 +189,8 @@ class AgentRunner:
         off), for a door that names the run's trace to its caller. ``encoding`` names
         the wire encoding the door writes the events in (a metrics attribute);
         ``streamed`` says whether the caller gets them as they come (a unary A2A call
-        does not: no time to first token is measured). ``relay`` runs the agent instead of
-        its ``run``: the events of what it does not relay (``server/proxying``)."""
+        does not: no time to first token is measured). ``source`` runs the agent instead of
+        its ``run``: the events of what a relay does not take (``server/proxying``)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -228,11 +227,11 @@ class AgentRunner:
             )
             if self._forwards_token:
                 request = request.model_copy(update={"caller_token": caller_bearer(caller)})
-            if relay is None:
+            if source is None:
                 events = self.agent.run(request)
             else:
-                relay.meter = meter
-                events = relay.events(request)
+                source.meter = meter
+                events = source.events(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             redactor = EventRedactor(redaction.current())
@@ -304,6 +303,6 @@ class AgentRunner:
             task_id=live.task_id,
             encoding=encoding,
             streamed=streamed,
-            relay=relay,
+            source=relay,
         )
         live.start(run, encoder if relay is None else relay.encoder, on_end)

@@ -93,7 +93,7 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
         outbox = Outbox()
         relay = agui_relay_for(runner.agent, outbox.put, outbox.room)
         events = runner.run(
-            agent_request, caller, on_span=spans.append, encoding="agui", relay=relay
+            agent_request, caller, on_span=spans.append, encoding="agui", source=relay
         )
         run = _Run(translator, encoder, spans, outbox, relay)
         return StreamingResponse(

@@ -33,7 +33,7 @@ other wires, or with tfrs progress take the event path.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 
@@ -57,6 +57,15 @@ _MAX_KEYS = 64
 _MAX_PIECES = 256
 #: The response metadata a relayed delta may carry (an error, a state delta: decoded).
 _DELTA_KEYS = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
+
+
+class RunSource(Protocol):
+    """How the runner gets a run's events instead of ``agent.run`` (a relay); it notes
+    what it hands over without an event in the run's metrics."""
+
+    meter: RunMeter | None
+
+    def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]: ...
 
 
 def _plain_metadata(metadata: Any) -> bool:
