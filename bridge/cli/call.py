@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -26,6 +27,7 @@ from trpc_bridge.client.credentials import CredentialOptions
 from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.codecs.tfrs import ProgressItem
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
 from trpc_bridge.message_aggregate import MessageAggregator
@@ -47,6 +49,54 @@ def _empty_chunk(event: AgentEvent) -> bool:
     )
 
 
+class CallPrinter:
+    """What ``call`` prints of a run's events: one JSON object per line (``--json``, the
+    progress items among them as ``{"progress": …}`` lines), the live console view, or
+    (``--progress``) the progress live and the answer once the run is over."""
+
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        *,
+        json_lines: bool = False,
+        progress: bool = False,
+        color: bool = False,
+        live: bool = False,
+    ) -> None:
+        self._write = write
+        self._json = json_lines
+        self._progress = progress
+        self._answer = MessageAggregator()
+        self.view = ConsoleView(write, color=color)
+        #: Receives the run's progress items (``--progress`` only).
+        self.sink: ProgressSink | None = None
+        if progress:
+            self.view = progress_view = ProgressView(write, color=color, live=live)
+            self.sink = self._json_progress if json_lines else progress_view.show_progress
+
+    def show(self, event: AgentEvent) -> None:
+        if self._json:
+            if not _empty_chunk(event):
+                self._write(event.to_json_line() + "\n")
+        elif self._progress:
+            self._answer.add(event)  # shown once the run is over
+        else:
+            self.view.show(event)
+
+    def close(self, *, failed: bool) -> None:
+        if isinstance(self.view, ProgressView) and not self._json and not failed:
+            self.view.answer(_final_answer(self._answer))  # a failed run has no answer
+        self.view.close()
+
+    def _json_progress(self, item: ProgressItem) -> None:
+        shown = (
+            {"text": item.text}
+            if item.pseudo
+            else item.envelope.model_dump(by_alias=True, exclude_none=True)
+        )
+        self._write(json.dumps({"progress": shown}, ensure_ascii=False) + "\n")
+
+
 async def run_call(
     url: str,
     message: str,
@@ -60,16 +110,11 @@ async def run_call(
     progress: bool = False,
     credentials: CredentialOptions | None = None,
     card_trust: CardTrust | None = None,
-    ca_file: str = "",
+    tls: ClientTls | None = None,
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
-    view = ConsoleView(_write, color=tty)
-    sink: ProgressSink | None = None
-    if progress:
-        view = progress_view = ProgressView(_write, color=tty, live=tty)
-        sink = _json_progress if json_lines else progress_view.show_progress
-    answer = MessageAggregator()
+    printer = CallPrinter(_write, json_lines=json_lines, progress=progress, color=tty, live=tty)
     error: ResponseError | None = None
     try:
         async with (
@@ -80,20 +125,14 @@ async def run_call(
                 stream=stream,
                 credentials=credentials,
                 card_trust=card_trust,
-                ca_file=ca_file,
+                tls=tls,
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
-            closing_events(agent.run(request, progress=sink)) as events,
+            closing_events(agent.run(request, progress=printer.sink)) as events,
         ):
             async for event in events:
-                if json_lines:
-                    if not _empty_chunk(event):
-                        _write(event.to_json_line() + "\n")
-                elif progress:
-                    answer.add(event)  # shown once the run is over
-                else:
-                    view.show(event)
+                printer.show(event)
                 if event.error is not None and event.is_terminal_error():
                     error = event.error
     except RemoteAgentError as exc:
@@ -104,9 +143,7 @@ async def run_call(
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     finally:
-        if isinstance(view, ProgressView) and not json_lines and error is None:
-            view.answer(_final_answer(answer))  # a failed run has no answer; stderr says why
-        view.close()
+        printer.close(failed=error is not None)  # stderr says why a run failed
     if error is not None:
         typer.echo(f"error: {error.type}: {error.message}", err=True)
         return 1
@@ -119,20 +156,12 @@ def _final_answer(run: MessageAggregator) -> str:
     return texts[-1] if texts else ""
 
 
-def _json_progress(item: ProgressItem) -> None:
-    shown = (
-        {"text": item.text}
-        if item.pseudo
-        else item.envelope.model_dump(by_alias=True, exclude_none=True)
-    )
-    _write(json.dumps({"progress": shown}, ensure_ascii=False) + "\n")
-
-
 @app.command()
 @credential_command()
 def call(
     credentials: CredentialOptions,
     card_trust: CardTrust | None,
+    tls: ClientTls,
     url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
     message: str = typer.Argument(..., help="The text to send."),
     json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
@@ -152,12 +181,6 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
-    ca_file: str = typer.Option(
-        "",
-        "--ca-file",
-        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
-        "certificates are always verified.",
-    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -175,7 +198,7 @@ def call(
             progress=progress,
             credentials=credentials,
             card_trust=card_trust,
-            ca_file=ca_file,
+            tls=tls,
         )
     )
     raise typer.Exit(code)

@@ -1,6 +1,6 @@
-"""The credential and card-trust flags of the commands that call an agent (``call``, and
-``proxy`` for its upstream, with ``--upstream-`` in front of each name): one table, one
-way to read it.
+"""The credential, TLS and card-trust flags of the commands that call an agent (``call``,
+and ``proxy`` for its upstream, with ``--upstream-`` in front of each name): one table,
+one way to read it.
 
 Tokens and secrets are best given through the environment or a file: a value on the
 command line is visible to every user of the machine (``ps``).
@@ -20,6 +20,7 @@ import typer
 from trpc_bridge.client.card_trust import CardTrust
 from trpc_bridge.client.credentials import CredentialOptions
 from trpc_bridge.client.errors import RemoteAgentError
+from trpc_bridge.client.tls import ClientTls
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,24 @@ _FLAGS = (
         "The card must be signed by this key (PEM public key or certificate, JWK, JWKS).",
     ),
     _Flag("card_jwks", str, "", "The card must be signed by a key of this JWKS URL."),
+    _Flag(
+        "ca_file",
+        str,
+        "",
+        "Trust the CAs in this PEM file (a private CA) instead of the system's; "
+        "certificates are always verified.",
+    ),
+    _Flag(
+        "cert",
+        str,
+        "",
+        "Client certificate chain (PEM) for servers that ask for one (--auth mtls), "
+        "on every transport.",
+    ),
+    _Flag("key", str, "", "The client certificate's private key (PEM; default: in {flags}cert)."),
 )
+#: The parameters the wrapped command gets instead of the flags.
+_READ = ("credentials", "card_trust", "tls")
 
 
 def credential_parameters(prefix: str = "") -> dict[str, tuple[Any, Any]]:
@@ -69,7 +87,7 @@ def credential_parameters(prefix: str = "") -> dict[str, tuple[Any, Any]]:
         option = typer.Option(
             flag.default,
             "--" + name.replace("_", "-"),
-            help=flag.help.format(env_prefix=env_prefix),
+            help=flag.help.format(env_prefix=env_prefix, flags="--" + prefix),
             envvar=env_prefix + flag.env if flag.env else None,
             show_default=False,
         )
@@ -108,18 +126,24 @@ def read_card_trust(values: dict[str, Any], prefix: str = "") -> CardTrust | Non
     return CardTrust(keys=pinned, jwks_url=url)
 
 
+def read_tls(values: dict[str, Any], prefix: str = "") -> ClientTls:
+    """The CAs and client certificate ``values`` name, read now. Raises
+    ``RemoteAgentError`` for a file that cannot be used."""
+    key = prefix.replace("-", "_")
+    tls = ClientTls(values[key + "ca_file"], values[key + "cert"], values[key + "key"])
+    tls.check()
+    return tls
+
+
 def credential_command(prefix: str = "") -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """``command(credentials: CredentialOptions, card_trust: CardTrust | None, **own)`` as
-    a command that also takes the flags above (``prefix`` in front of each name). Options
-    that do not go together, or an unusable card key, are one line on stderr and exit 2."""
+    """``command(credentials: CredentialOptions, card_trust: CardTrust | None,
+    tls: ClientTls, **own)`` as a command that also takes the flags above (``prefix`` in
+    front of each name). Options that do not go together, or an unusable card key or
+    certificate, are one line on stderr and exit 2."""
     params = credential_parameters(prefix)
 
     def wrap(command: Callable[..., None]) -> Callable[..., None]:
-        own = [
-            p
-            for p in inspect.signature(command).parameters.values()
-            if p.name not in ("credentials", "card_trust")
-        ]
+        own = [p for p in inspect.signature(command).parameters.values() if p.name not in _READ]
         added = [
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
             for name, (ann, opt) in params.items()
@@ -131,17 +155,14 @@ def credential_command(prefix: str = "") -> Callable[[Callable[..., None]], Call
             try:
                 credentials = read_credentials(flags, prefix)
                 card_trust = read_card_trust(flags, prefix)
+                tls = read_tls(flags, prefix)
             except (ValueError, RemoteAgentError) as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(2) from None
-            command(credentials=credentials, card_trust=card_trust, **values)
+            command(credentials=credentials, card_trust=card_trust, tls=tls, **values)
 
         with_flags.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
-        hints = {
-            k: v
-            for k, v in command.__annotations__.items()
-            if k not in ("credentials", "card_trust")
-        }
+        hints = {k: v for k, v in command.__annotations__.items() if k not in _READ}
         with_flags.__annotations__ = hints | {n: ann for n, (ann, _) in params.items()}
         return with_flags
 

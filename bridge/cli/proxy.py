@@ -21,6 +21,7 @@ from trpc_bridge.cli.credential_flags import credential_command
 from trpc_bridge.cli.server_flags import run_until_interrupted, server_command
 from trpc_bridge.client.card_trust import CardTrust
 from trpc_bridge.client.credentials import CredentialOptions, ForwardedToken
+from trpc_bridge.client.tls import ClientTls
 
 if TYPE_CHECKING:
     from trpc_bridge.server import ServerOptions
@@ -36,26 +37,32 @@ async def run_proxy(
     *,
     credentials: CredentialOptions | ForwardedToken | None = None,
     card_trust: CardTrust | None = None,
+    tls: ClientTls | None = None,
 ) -> None:
     """Serve ``upstream`` until cancelled. Raises ``RemoteAgentError`` when the upstream
     card cannot be used (or, for ``grpc://``, the AgentHost cannot be reached).
     ``credentials``: the proxy's own, or :class:`ForwardedToken` (each caller's bearer
-    token goes upstream, to the upstream's host only)."""
+    token goes upstream, to the upstream's host only). ``tls``: the CAs the upstream's
+    certificate is checked with, and the proxy's own client certificate for it."""
     from trpc_bridge.client import RemoteAgent, RemoteAgentError
     from trpc_bridge.client.grpc_agent import GrpcAgent
     from trpc_bridge.server import BridgeServer
 
     if upstream.startswith("grpc://"):
-        if credentials is not None and not (
-            isinstance(credentials, CredentialOptions) and credentials.empty
-        ):
-            raise RemoteAgentError("upstream credentials are for A2A upstreams, not AgentHost")
+        if (
+            credentials is not None
+            and not (isinstance(credentials, CredentialOptions) and credentials.empty)
+        ) or (tls is not None and tls != ClientTls()):
+            # An AgentHost is a sidecar on a plain local channel.
+            raise RemoteAgentError(
+                "upstream credentials and TLS are for A2A upstreams, not AgentHost"
+            )
         async with await GrpcAgent.connect(upstream) as agent:
             echo(f"upstream  {upstream}  (AgentHost)")
             await BridgeServer(agent, options).serve(echo)
         return
     async with await RemoteAgent.connect(
-        upstream, credentials=credentials, card_trust=card_trust
+        upstream, credentials=credentials, card_trust=card_trust, tls=tls
     ) as remote:
         echo(f"upstream  {upstream}  ({remote.endpoint.binding})")
         await BridgeServer(remote, options).serve(echo)
@@ -68,6 +75,7 @@ def proxy(
     options: ServerOptions,
     credentials: CredentialOptions,
     card_trust: CardTrust | None,
+    tls: ClientTls,
     upstream: str = typer.Option(
         ...,
         help="The upstream A2A agent's base URL (e.g. a trpc-agent-go server), or "
@@ -102,6 +110,7 @@ def proxy(
                 typer.echo,
                 credentials=upstream_credentials,
                 card_trust=card_trust,
+                tls=tls,
             )
         )
     except RemoteAgentError as exc:

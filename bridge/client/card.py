@@ -20,7 +20,7 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.types import AgentCard
 from google.protobuf.json_format import ParseError
 
-from trpc_bridge.client.errors import RemoteAgentError
+from trpc_bridge.client.errors import RemoteAgentError, failure_text
 from trpc_bridge.codecs.a2a.frames import as_list, as_map, as_str
 from trpc_bridge.codecs.trpc.keys import CARD_EXTENSION_URI
 from trpc_bridge.names import (
@@ -182,6 +182,21 @@ def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
     return tuple(dict.fromkeys(found))  # the 0.3 fields often repeat an interface
 
 
+def _unreachable(exc: httpx.HTTPError, base: str) -> str:
+    """Why the card could not be read. A server that requires a client certificate
+    (``--auth mtls``) resets the connection when it gets none it accepts, with no TLS
+    alert the client could quote: say what that may mean."""
+    text = str(exc) or failure_text(exc)
+    if base.lower().startswith("https:") and isinstance(
+        exc, httpx.ReadError | httpx.RemoteProtocolError
+    ):
+        text += (
+            "; the server closed the connection, as a server that requires a client "
+            "certificate does when it gets none it accepts (--cert/--key)"
+        )
+    return text
+
+
 async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
     """GET ``<url>/.well-known/agent-card.json``, falling back to ``agent.json``."""
     base = _absolute(url.rstrip("/"), url)
@@ -190,7 +205,7 @@ async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
         try:
             response = await http.get(base + path)
         except httpx.HTTPError as exc:
-            raise RemoteAgentError(f"cannot reach {base}: {exc or type(exc).__name__}") from exc
+            raise RemoteAgentError(f"cannot reach {base}: {_unreachable(exc, base)}") from exc
         if response.status_code != 200:
             failures.append(f"{path}: HTTP {response.status_code}")
             continue

@@ -33,9 +33,11 @@ from trpc_bridge.client.jsonrpc import (
     JsonRpcTransport,
     response_json,
     result_of,
-    stream_result,
+    stream_envelope,
+    stream_frame,
 )
 from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
+from trpc_bridge.codecs.a2a.frames import Frame
 
 #: Results read before the reader lets the event loop run others (as a live task's
 #: producer does): taken results are published without any other await in between.
@@ -73,13 +75,29 @@ class RawResults:
         parts = urlsplit(url)
         self._path = parts.path + (f"?{parts.query}" if parts.query else "")
         self._http = http
+        self._method = "message/stream"
 
     async def stream(
         self, message: Message, headers: Mapping[str, str]
+    ) -> AsyncGenerator[Frame, None]:
+        """As :meth:`JsonRpcTransport.stream`: every result read, in order, an unreadable
+        one skipped; a broken stream or a JSON-RPC error raises :class:`RemoteCallError`."""
+        async for result in self.results(message, headers):
+            frame = self.frame(result)
+            if frame is not None:
+                yield frame
+
+    def frame(self, result: Any) -> Frame | None:
+        """One result of :meth:`results` read (None, with a warning, when it is not an A2A
+        result)."""
+        return stream_frame(result, self._method)
+
+    async def results(
+        self, message: Message, headers: Mapping[str, str]
     ) -> AsyncGenerator[Any, None]:
-        """As :meth:`JsonRpcTransport.stream`: every result, in order; a broken stream or
-        a JSON-RPC error raises :class:`RemoteCallError`."""
+        """Every result as JSON, in order (for a passthrough, which sees them first)."""
         method, body, sent = self._transport.stream_call(message, headers)
+        self._method = method
         try:
             response = await self._http.post(self._path, orjson.dumps(body), sent)
         except LeanHttpError as exc:
@@ -94,7 +112,7 @@ class RawResults:
                 return
             since_yield = 0
             async for data in response.events():
-                result = stream_result(data, method)
+                result = stream_envelope(data, method)
                 if result is not SKIPPED:
                     yield result
                 since_yield += 1

@@ -24,6 +24,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Se
 from typing import Any
 
 import httpx
+from a2a.types import Message
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
@@ -52,6 +53,7 @@ from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
+    Frame,
     TaskFrame,
     as_list,
     as_map,
@@ -96,6 +98,8 @@ class RemoteAgent:
     #: Its tools run in the remote process, which records their spans (not a proxy's
     #: runner serving this agent, nor this client).
     tools_run_elsewhere = True
+    #: Its calls record the tokens the remote agent reports (``trace_remote_run``).
+    meters_own_tokens = True
 
     def __init__(
         self,
@@ -163,7 +167,7 @@ class RemoteAgent:
         progress: bool = False,
         card_trust: CardTrust | None = None,
         credentials: CredentialOptions | TokenSource | ForwardedToken | None = None,
-        ca_file: str = "",
+        tls: ClientTls | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
@@ -173,11 +177,13 @@ class RemoteAgent:
         these keys (:mod:`~trpc_bridge.client.card_trust`). ``credentials``: the token
         sent with every request, placed as the card's security scheme says
         (:mod:`~trpc_bridge.client.credentials`, :mod:`~trpc_bridge.client.auth_headers`);
-        sent only to endpoints on ``url``'s host. TLS certificates are verified, against
-        ``ca_file`` (PEM) instead of the system's CAs when given.
+        sent only to endpoints on ``url``'s host. ``tls``: the CAs that verify the server
+        (default: the system's) and the client certificate to present, on every transport
+        (:mod:`~trpc_bridge.client.tls`).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        tls = ClientTls(ca_file)
+        tls = tls or ClientTls()
+        tls.check()
         http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
@@ -294,7 +300,7 @@ class RemoteAgent:
             tracer_provider=self._tracer_provider,
         )
 
-    def _message(self, request: AgentRequest) -> Any:
+    def _message(self, request: AgentRequest) -> Message:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
         return request_to_message(request, message_id=new_id("msg"), spec_version=version)
 
@@ -312,11 +318,11 @@ class RemoteAgent:
     ) -> AsyncIterator[AgentEvent]:
         try:
             headers = await self._request_headers(request, progress=sink is not None)
-            result = await self._transport.send(self._message(request), headers)
-            result = await self._until_done(result, headers)
-            progress_events, result = self._tap(request, sink).take(result)
+            frame = await self._transport.send(self._message(request), headers)
+            frame = await self._until_done(frame, headers)
+            progress_events, frame = self._tap(request, sink).take(frame)
             events = progress_events + decode_any_result(
-                result, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
+                frame, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
             )
         except (RemoteCallError, CodecError) as exc:
             yield run_error_event(
@@ -326,11 +332,10 @@ class RemoteAgent:
         for event in events:
             yield event
 
-    async def _until_done(self, result: Any, headers: Mapping[str, str]) -> Any:
+    async def _until_done(self, frame: Frame, headers: Mapping[str, str]) -> Frame:
         """A non-blocking server answers ``SendMessage`` with a task still submitted or
         working: follow it with ``tasks/get`` until it ends. Raises
         :class:`RemoteCallError` when it does not end within the timeout."""
-        frame = read_result(result)
         delay, waited = 0.05, 0.0
         while isinstance(frame, TaskFrame) and frame.state in _PENDING_STATES:
             if waited >= _UNARY_TASK_TIMEOUT:
@@ -340,9 +345,8 @@ class RemoteAgent:
             await asyncio.sleep(delay)
             waited += delay
             delay = min(delay * 2, _UNARY_POLL_MAX)
-            result = await self._transport.get_task(frame.task_id, headers)
-            frame = read_result(result)
-        return result
+            frame = await self._transport.get_task(frame.task_id, headers)
+        return frame
 
     def _raw_results(self) -> RawResults:
         if self._raw is None:
@@ -368,9 +372,15 @@ class RemoteAgent:
             return
         message = self._message(request)
         source = self._raw_results() if self._lean else self._transport
+
+        def open_stream() -> AsyncGenerator[Any, None]:
+            if passthrough is not None:
+                return self._raw_results().results(message, headers)
+            return source.stream(message, headers)
+
         async with contextlib.aclosing(
             self._decode_stream(
-                lambda: source.stream(message, headers),
+                open_stream,
                 request,
                 headers,
                 sink,
@@ -391,9 +401,10 @@ class RemoteAgent:
         owned: bool,
         passthrough: Passthrough | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
-        """Decode one stream of results; ``owned``: the task is ours, so leaving early
-        cancels it (a subscription leaves the task running). ``passthrough`` takes the
-        results it handles itself before they are decoded."""
+        """Decode one stream of frames; ``owned``: the task is ours, so leaving early
+        cancels it (a subscription leaves the task running). With a ``passthrough`` the
+        stream is of results as JSON (:meth:`RawResults.results`): it takes those it
+        handles itself, the others are read and decoded."""
         decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
@@ -404,28 +415,29 @@ class RemoteAgent:
             """The decoder's state as if it had decoded the results ``passthrough`` took."""
             for standing in passthrough.standing() if passthrough is not None else ():
                 with contextlib.suppress(CodecError):
-                    decoder.feed(tap.take(standing)[1])
+                    decoder.feed(tap.take(read_result(standing))[1])
 
         taken = 0
         try:
-            async with contextlib.aclosing(open_stream()) as results:
-                async for result in results:
-                    if passthrough is not None:
-                        if passthrough.take(result):
-                            taken += 1
-                            if taken % PACE_EVERY == 0:
-                                await passthrough.pace()
-                            continue
+            async with contextlib.aclosing(open_stream()) as items:
+                async for item in items:
+                    if passthrough is None:
+                        frame = item
+                    elif passthrough.take(item):
+                        taken += 1
+                        if taken % PACE_EVERY == 0:
+                            await passthrough.pace()
+                        continue
+                    else:
                         absorb()
+                        frame = self._raw_results().frame(item)
+                        if frame is None:
+                            continue
                     known = decoder.task_id
-                    progress_events, result = tap.take(result)
+                    progress_events, frame = tap.take(frame)
                     for event in progress_events:
                         yield event
-                    try:
-                        events = decoder.feed(result)
-                    except CodecError as exc:
-                        log.warning("skipping undecodable frame from %s: %s", self.name, exc)
-                        continue
+                    events = decoder.feed(frame)
                     if decoder.task_id != known:  # the invoke_agent span learns the task
                         annotate_current_span(task_id=decoder.task_id)
                     for event in events:
@@ -483,10 +495,10 @@ class RemoteAgent:
         Raises :class:`RemoteAgentError` when the agent answers without a task."""
         try:
             headers = await self._request_headers(request, progress=progress)
-            result = await self._transport.send(
+            frame = await self._transport.send(
                 self._message(request), headers, return_immediately=True
             )
-            task_id = getattr(read_result(result), "task_id", "")
+            task_id = getattr(frame, "task_id", "")
         except (RemoteCallError, CodecError) as exc:
             raise RemoteAgentError(f"A2A request failed to {self.endpoint.url}: {exc}") from exc
         if not task_id:
@@ -527,11 +539,11 @@ class RemoteAgent:
         read."""
         try:
             headers = await self._request_headers(AgentRequest(user_id=user_id))
-            result = await self._transport.get_task(task_id, headers)
-        except RemoteCallError as exc:
+            frame = await self._transport.get_task(task_id, headers)
+        except (RemoteCallError, CodecError) as exc:
             raise RemoteAgentError(f"tasks/get failed at {self.endpoint.url}: {exc}") from exc
         consumer = ProgressConsumer()
-        consumer.feed(result)
+        consumer.feed_frame(frame)
         return consumer.merger(task_id)
 
 

@@ -118,6 +118,7 @@ class BridgeServer:
         self.replicas: ReplicaMonitor | None = None
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
+            self.task_store.metrics = self.ops.metrics
             self._durable(JournalTables(self.task_store))
         card_key = self.options.card_signing_key
         #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
@@ -157,6 +158,7 @@ class BridgeServer:
         self.fanout = make_fanout(self.options.durability.fanout, tables)
         if self.fanout is not None:
             self.fanout.on_command = self._on_command
+            self.fanout.metrics = self.ops.metrics
         self.journal = TaskJournal(
             tables, interval=self.options.durability.journal_interval, fanout=self.fanout
         )
@@ -314,6 +316,7 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 plain_paths=[agui_path, *unchecked],
                 public_paths=public,
+                loopback_paths=self.ops.loopback_paths(self.base_path),
             ),
             Middleware(
                 RequestLimits,
@@ -342,9 +345,11 @@ class BridgeServer:
         this event loop. A store that cannot be used raises ``TaskStoreError`` and a port
         that cannot be bound ``OSError``, with nothing left running."""
         host = self.options.host
-        self.ops.install_span_buffer()
         try:
             await check_task_store(self.task_store, self.options.durability.task_store)
+            # The span buffer joins the process's tracer provider for good: only once the
+            # server can serve (a failed start must not turn tracing on for the process).
+            self.ops.install_span_buffer()
             await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port

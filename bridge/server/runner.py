@@ -42,6 +42,7 @@ from trpc_bridge.agent import (
     agent_failure_message,
     close_events,
     forwards_caller_token,
+    meters_own_tokens,
     tools_run_elsewhere,
 )
 from trpc_bridge.codecs.encoding import StreamEncoding
@@ -212,6 +213,7 @@ class AgentRunner:
                     protocol_version=caller.protocol_version,
                     encoding=encoding,
                     streamed=streamed,
+                    tokens=not meters_own_tokens(self.agent),
                 )
                 if self.metrics is not None
                 else None

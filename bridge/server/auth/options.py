@@ -30,13 +30,16 @@ class SecurityConfigError(ValueError):
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` (the bind address) reaches this machine only."""
+    """Whether ``host`` (a bind or peer address) is this machine only; an IPv4 address
+    mapped into IPv6 (``::ffff:127.0.0.1``, a dual-stack socket's peer) counts as itself."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool((mapped or address).is_loopback)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 // answered with Server-Sent Events) and shows each run as it happens. Plain JavaScript,
 // no dependencies, nothing fetched from anywhere else. Agent text is only ever inserted
 // as text (never as HTML): answers are rendered as Markdown by markdown.js, which builds
-// DOM nodes; the run's trace is drawn by waterfall.js.
+// DOM nodes; the run's trace is drawn by waterfall.js. On an agent whose card asks for a
+// credential, the user pastes it in the settings: it is sent, as the card says, with
+// every call the page makes, and kept nowhere but in the page (never stored, never in a
+// URL).
 "use strict";
 
 const AGUI_URL = new URL("agui", document.baseURI);
@@ -90,6 +93,78 @@ async function* sseEvents(response) {
     }
   }
   if (data.length) yield JSON.parse(data.join("\n"));
+}
+
+// --- the credential ---------------------------------------------------------------------
+// How the card asks to be called (A2A 1.0 securitySchemes and securityRequirements; the
+// 0.3 `security` list when there are no 1.0 requirements), as far as a page can send it:
+// an API key in a header, or a bearer token (HTTP bearer, OAuth 2.0, OpenID Connect).
+// A client certificate (mutual TLS) is the browser's to present; a key in a query string
+// or a cookie is not sent from here.
+const credential = { header: "", prefix: "", label: "" };
+const BEARER = { header: "Authorization", prefix: "Bearer ", label: "Bearer token, sent as Authorization: Bearer" };
+
+function schemeHeader(scheme) {
+  const apiKey = scheme.apiKeySecurityScheme ?? (scheme.type === "apiKey" ? { location: scheme.in, name: scheme.name } : null);
+  if (apiKey) {
+    if (String(apiKey.location).toLowerCase() !== "header" || !apiKey.name) return null;
+    return { header: apiKey.name, prefix: "", label: `API key, sent as ${apiKey.name}` };
+  }
+  const http = scheme.httpAuthSecurityScheme ?? (scheme.type === "http" ? scheme : null);
+  if (http) return String(http.scheme).toLowerCase() === "bearer" ? BEARER : null;
+  const tokens = scheme.oauth2SecurityScheme || scheme.openIdConnectSecurityScheme
+    || scheme.type === "oauth2" || scheme.type === "openIdConnect";
+  return tokens ? BEARER : null;
+}
+
+const mutualTls = (scheme) => Boolean(scheme.mtlsSecurityScheme) || scheme.type === "mutualTLS";
+
+// The header of the first requirement the page can meet (one header credential, perhaps
+// with a client certificate); null when the card asks for none the page can send.
+function cardCredential(card) {
+  const schemes = card.securitySchemes || {};
+  const required = (card.securityRequirements || []).map((r) => Object.keys(r.schemes || {}));
+  const alternatives = required.length ? required : (card.security || []).map((r) => Object.keys(r));
+  for (const names of alternatives) {
+    const found = names.map((name) => schemes[name]);
+    if (found.some((scheme) => !scheme)) continue;
+    const headers = found.filter((scheme) => !mutualTls(scheme)).map(schemeHeader);
+    if (headers.length === 1 && headers[0]) return headers[0];
+  }
+  return null;
+}
+
+// The credential header for a call (none until the user pasted one). The value is read
+// from the field each time: nothing else holds it.
+function credentialHeaders() {
+  const value = $("credential").value.trim();
+  return credential.header && value ? { [credential.header]: credential.prefix + value } : {};
+}
+
+// The card asks for a credential: the settings offer its field instead of the user id
+// (the credential names the user).
+function offerCredential(found) {
+  Object.assign(credential, found);
+  $("credential-label").textContent = found.label;
+  $("credential-row").hidden = false;
+  $("user-row").hidden = true;
+  $("settings-title").textContent = "Thread and credential";
+}
+
+// A refused run in words a person can act on (the server's reason never holds the
+// credential).
+async function refusal(response) {
+  const reason = await errorText(response);
+  if (response.status === 401) {
+    if (!credential.header) {
+      return `Authentication required: ${reason}. The agent card names no credential this page can send.`;
+    }
+    $("settings").open = true;
+    const what = credential.label.split(",")[0];
+    return `Authentication required: ${reason}. Paste your ${what} in the settings above (“${credential.label}”).`;
+  }
+  if (response.status === 403) return `Permission denied: ${reason}`;
+  return `HTTP ${response.status}: ${reason}`;
 }
 
 // The conversation: one thread (the A2A context id) kept across turns.
@@ -377,6 +452,11 @@ class RunView {
     this.error(message);
     this.finish("error", "failed");
   }
+  // The server answered with an HTTP error: the run never started, so it has no trace.
+  refused(message) {
+    this.fail(message);
+    this.trace.textContent = "no trace: the run was refused";
+  }
 
   // What the agent said, as AG-UI history for the next turn.
   assistantMessages() {
@@ -459,9 +539,9 @@ async function run(prompt) {
     context: [],
     forwardedProps: {},
   };
-  const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  const headers = { "Content-Type": "application/json", Accept: "text/event-stream", ...credentialHeaders() };
   const user = $("user-id").value.trim();
-  if (user) headers["X-User-ID"] = user;
+  if (user && !credential.header) headers["X-User-ID"] = user;
   const controller = new AbortController();
   setRunning(controller);
   try {
@@ -469,7 +549,7 @@ async function run(prompt) {
       method: "POST", headers, body: JSON.stringify(input), signal: controller.signal,
     });
     if (!response.ok) {
-      view.fail(`HTTP ${response.status}: ${await errorText(response)}`);
+      view.refused(await refusal(response));
       return;
     }
     for await (const event of sseEvents(response)) {
@@ -496,6 +576,8 @@ async function showAgent() {
     target.textContent = "";
     target.append(el("strong", "agent-name", card.name || "(unnamed agent)"));
     if (card.description) target.append(`: ${card.description}`);
+    const found = cardCredential(card);
+    if (found) offerCredential(found);
   } catch (err) {
     target.textContent = `Agent card not available (${err.message}).`;
   }

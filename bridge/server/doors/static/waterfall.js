@@ -3,7 +3,8 @@
 // and those other processes export to it (an upstream Go agent's), so a proxied call
 // shows both sides under one trace. Spans exported late (batch exporters wait a few
 // seconds) are picked up by reading the trace again for a while after the run. Uses
-// playground.js's `el` (the page's one way to make an element).
+// playground.js's `el` (the page's one way to make an element) and `credentialHeaders`
+// (the trace route is behind the same authentication as the run).
 "use strict";
 
 const Waterfall = (() => {
@@ -81,7 +82,7 @@ const Waterfall = (() => {
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       let response;
       try {
-        response = await fetch(new URL(traceId, TRACES_URL));
+        response = await fetch(new URL(traceId, TRACES_URL), { headers: credentialHeaders() });
       } catch {
         return;
       }
