@@ -116,6 +116,7 @@ class RemoteAgent:
         progress: bool = False,
         auth: OutboundAuth | None = None,
         tls: ClientTls | None = None,
+        lean: bool = False,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -142,8 +143,9 @@ class RemoteAgent:
             as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
         )
         self._tls = tls or ClientTls()
-        #: Streams are read with the lean client (JSON-RPC, no HTTP proxy on the way).
-        self._lean = isinstance(transport, JsonRpcTransport) and direct(endpoint.url)
+        #: Streams are read with the lean client (``lean``: ``http`` is ours, a plain
+        #: client; JSON-RPC, no HTTP proxy on the way).
+        self._lean = lean and isinstance(transport, JsonRpcTransport) and direct(endpoint.url)
         self._raw: RawResults | None = None
 
     @property
@@ -225,6 +227,7 @@ class RemoteAgent:
             progress=progress,
             auth=auth,
             tls=tls,
+            lean=True,
         )
 
     async def aclose(self) -> None:
@@ -259,8 +262,9 @@ class RemoteAgent:
     @property
     def passes_through(self) -> bool:
         """A streamed run can take a :class:`~trpc_bridge.client.passthrough.Passthrough`:
-        the agent streams A2A 0.3 JSON-RPC in trpc's dialect, reached without an HTTP
-        proxy, and no tfrs progress is asked for."""
+        the agent streams A2A 0.3 JSON-RPC in trpc's dialect, read with the lean client
+        (an agent made by :meth:`connect`, reached without an HTTP proxy), and no tfrs
+        progress is asked for."""
         return (
             self._lean
             and self._stream
