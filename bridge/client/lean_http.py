@@ -4,8 +4,8 @@ connection, its answer read as Server-Sent Events or whole, connections kept ali
 Why not httpx here: a proxied stream pays httpx's and h11's Python code for every chunk
 and ``aiter_lines`` for every line, about three quarters of the cost of reading a frame
 (``bench/vs_go.py``, ``proxy``). This client parses the response with httptools (C, the
-parser uvicorn serves with) on an asyncio protocol, splits the body into SSE events on
-bytes and hands over each event's ``data`` unparsed.
+parser uvicorn serves with) on an asyncio protocol and hands over the body as it arrives,
+for :class:`~trpc_bridge.client.sse.SseParser` to split into events.
 
 It speaks only what the pass-through needs: ``http`` and ``https`` (certificates always
 verified, against the caller's CAs when given), no proxies (a caller that has an HTTP
@@ -25,8 +25,6 @@ from typing import cast
 from urllib.parse import urlsplit
 
 import httptools
-
-from trpc_bridge.client.sse import read_data
 
 #: Buffered body bytes above which the connection stops reading until the consumer
 #: catches up (the upstream is then held back by TCP, as it is by httpx).
@@ -192,7 +190,7 @@ class _Connection(asyncio.Protocol):
 
 class LeanResponse:
     """The answer to one request: status and headers are read; the body is read with
-    :meth:`events` or :meth:`read`. :meth:`release` when done (``async with``)."""
+    :meth:`chunks` or :meth:`read`. :meth:`release` when done (``async with``)."""
 
     def __init__(self, client: LeanHttp, connection: _Connection, idle: float | None) -> None:
         self._client = client
@@ -201,13 +199,14 @@ class LeanResponse:
         self.status = connection.status
         self.headers = connection.headers
 
-    async def _chunks(self) -> AsyncIterator[bytes]:
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """The body as it arrives (whatever was received since the last one, at once)."""
         connection = self._connection
         while True:
             chunks = connection.take()
             if chunks:  # more may arrive while they are consumed: look again after
-                for chunk in chunks:
-                    yield chunk
+                # One piece per read, not per HTTP chunk (Go writes one per event).
+                yield chunks[0] if len(chunks) == 1 else b"".join(chunks)
                 continue
             if connection.complete:
                 return
@@ -216,11 +215,7 @@ class LeanResponse:
             await connection.wait(self._idle)
 
     async def read(self) -> bytes:
-        return b"".join([chunk async for chunk in self._chunks()])
-
-    def events(self) -> AsyncIterator[bytes]:
-        """The ``data`` of each Server-Sent Event (:func:`~trpc_bridge.client.sse.read_data`)."""
-        return read_data(self._chunks())
+        return b"".join([chunk async for chunk in self.chunks()])
 
     def release(self) -> None:
         """The connection goes back to the pool when its answer was read to the end,

@@ -12,9 +12,10 @@ text streamed per response id, the task it follows) is what it would have been.
 Cancellation, recovery with ``tasks/get``, the progress tap and tracing stay the
 RemoteAgent's.
 
-:class:`RawResults` reads the stream with :mod:`~trpc_bridge.client.lean_http` and
-parses each result once, with :func:`~trpc_bridge.json_body.parse_json`: the same
-values the httpx reader produces (RemoteAgent reads every JSON-RPC stream so).
+:class:`RawResults` reads the stream with :mod:`~trpc_bridge.client.lean_http`, in
+the batches it arrives in, and parses each result once, with
+:func:`~trpc_bridge.json_body.parse_json`: the same values the httpx reader produces
+(RemoteAgent reads every JSON-RPC stream so).
 """
 
 from __future__ import annotations
@@ -37,13 +38,8 @@ from trpc_bridge.client.jsonrpc import (
     stream_frame,
 )
 from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
+from trpc_bridge.client.sse import SseParser
 from trpc_bridge.codecs.a2a.frames import Frame
-
-#: Results read before the reader lets the event loop run others (as a live task's
-#: producer does): taken results are published without any other await in between.
-YIELD_EVERY = 64
-#: Results taken between two waits for the one who takes them (:meth:`Passthrough.pace`).
-PACE_EVERY = 64
 
 
 class Passthrough(Protocol):
@@ -82,20 +78,23 @@ class RawResults:
     ) -> AsyncGenerator[Frame, None]:
         """As :meth:`JsonRpcTransport.stream`: every result read, in order, an unreadable
         one skipped; a broken stream or a JSON-RPC error raises :class:`RemoteCallError`."""
-        async for result in self.results(message, headers):
-            frame = self.frame(result)
-            if frame is not None:
-                yield frame
+        async for batch in self.batches(message, headers):
+            for result in batch:
+                frame = self.frame(result)
+                if frame is not None:
+                    yield frame
 
     def frame(self, result: Any) -> Frame | None:
-        """One result of :meth:`results` read (None, with a warning, when it is not an A2A
+        """One result of :meth:`batches` read (None, with a warning, when it is not an A2A
         result)."""
         return stream_frame(result, self._method)
 
-    async def results(
+    async def batches(
         self, message: Message, headers: Mapping[str, str]
-    ) -> AsyncGenerator[Any, None]:
-        """Every result as JSON, in order (for a passthrough, which sees them first)."""
+    ) -> AsyncGenerator[list[Any], None]:
+        """Every result as JSON, in order, in the batches they arrived in (for a
+        passthrough, which sees them first). Between two batches the event loop runs
+        others: relayed results are handed on without any other await in between."""
         method, body, sent = self._transport.stream_call(message, headers)
         self._method = method
         try:
@@ -108,21 +107,24 @@ class RawResults:
                 # An error before the stream started comes back as plain JSON.
                 content = await response.read()
                 envelope = response_json(content, response.status, content_type, method)
-                yield result_of(envelope, method)
+                yield [result_of(envelope, method)]
                 return
-            since_yield = 0
-            async for data in response.events():
-                result = stream_envelope(data, method)
-                if result is not SKIPPED:
-                    yield result
-                since_yield += 1
-                if since_yield == YIELD_EVERY:
-                    since_yield = 0
+            parser = SseParser()
+            async for chunk in response.chunks():
+                if batch := self._results(parser.feed(chunk), method):
+                    yield batch
                     await asyncio.sleep(0)
+            if batch := self._results(parser.end(), method):
+                yield batch
         except LeanHttpError as exc:
             raise RemoteCallError(f"{method} stream from {self._url} broke: {exc}") from None
         finally:
             response.release()
+
+    @staticmethod
+    def _results(events: list[bytes], method: str) -> list[Any]:
+        results = (stream_envelope(data, method) for data in events)
+        return [result for result in results if result is not SKIPPED]
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -47,7 +47,7 @@ from trpc_bridge.client.credentials import (
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
-from trpc_bridge.client.passthrough import PACE_EVERY, Passthrough, RawResults
+from trpc_bridge.client.passthrough import Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
@@ -379,7 +379,7 @@ class RemoteAgent:
 
         def open_stream() -> AsyncGenerator[Any, None]:
             if passthrough is not None:
-                return self._raw_results().results(message, headers)
+                return self._raw_results().batches(message, headers)
             return source.stream(message, headers)
 
         async with contextlib.aclosing(
@@ -407,8 +407,8 @@ class RemoteAgent:
     ) -> AsyncGenerator[AgentEvent, None]:
         """Decode one stream of frames; ``owned``: the task is ours, so leaving early
         cancels it (a subscription leaves the task running). With a ``passthrough`` the
-        stream is of results as JSON (:meth:`RawResults.results`): it takes those it
-        handles itself, the others are read and decoded."""
+        stream is of batches of results as JSON (:meth:`RawResults.batches`): it takes
+        those it handles itself, the others are read and decoded."""
         decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
@@ -421,31 +421,32 @@ class RemoteAgent:
                 with contextlib.suppress(CodecError):
                     decoder.feed(tap.take(read_result(standing))[1])
 
-        taken = 0
+        def decode(frame: Frame) -> list[AgentEvent]:
+            known = decoder.task_id
+            progress_events, frame = tap.take(frame)
+            events = decoder.feed(frame)
+            if decoder.task_id != known:  # the invoke_agent span learns the task
+                annotate_current_span(task_id=decoder.task_id)
+            return progress_events + events
+
         try:
             async with contextlib.aclosing(open_stream()) as items:
                 async for item in items:
                     if passthrough is None:
-                        frame = item
-                    elif passthrough.take(item):
-                        taken += 1
-                        if taken % PACE_EVERY == 0:
-                            await passthrough.pace()
+                        for event in decode(item):
+                            yield event
                         continue
-                    else:
-                        absorb()
-                        frame = self._raw_results().frame(item)
-                        if frame is None:
+                    taken = False
+                    for result in item:  # a batch of results as JSON
+                        if passthrough.take(result):
+                            taken = True
                             continue
-                    known = decoder.task_id
-                    progress_events, frame = tap.take(frame)
-                    for event in progress_events:
-                        yield event
-                    events = decoder.feed(frame)
-                    if decoder.task_id != known:  # the invoke_agent span learns the task
-                        annotate_current_span(task_id=decoder.task_id)
-                    for event in events:
-                        yield event
+                        absorb()
+                        frame = self._raw_results().frame(result)
+                        for event in decode(frame) if frame is not None else ():
+                            yield event
+                    if taken:
+                        await passthrough.pace()
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel

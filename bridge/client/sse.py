@@ -38,29 +38,47 @@ def event_data(block: bytes) -> bytes | None:
     return b"\n".join(data) if data else None
 
 
-async def read_data(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """The ``data`` of each event in a ``text/event-stream`` body read in ``chunks``
-    (``id:`` and ``retry:`` change nothing for a single request/response stream)."""
-    pending = bytearray()
-    held_cr = False  # a chunk ended in CR: the next may start with its LF
-    async for chunk in chunks:
-        if held_cr:
-            chunk, held_cr = b"\r" + chunk, False
+class SseParser:
+    """Events out of a ``text/event-stream`` body fed in chunks, as they complete."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+        self._held_cr = False  # a chunk ended in CR: the next may start with its LF
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The ``data`` of each event ``chunk`` completes."""
+        if self._held_cr:
+            chunk, self._held_cr = b"\r" + chunk, False
         if b"\r" in chunk:
-            held_cr = chunk.endswith(b"\r")
-            chunk = (chunk[:-1] if held_cr else chunk).replace(b"\r\n", b"\n")
+            self._held_cr = chunk.endswith(b"\r")
+            chunk = (chunk[:-1] if self._held_cr else chunk).replace(b"\r\n", b"\n")
             chunk = chunk.replace(b"\r", b"\n")
+        pending = self._pending
         # A blank line can straddle the old end by one byte; nothing before it is new.
         at = max(len(pending) - 1, 0)
         pending += chunk
+        out: list[bytes] = []
         start = 0
         while (end := pending.find(b"\n\n", at)) >= 0:
             data = event_data(bytes(pending[start:end]))
             start = at = end + 2
             if data is not None:
-                yield data
+                out.append(data)
         del pending[:start]
-    for block in bytes(pending).split(b"\n\n"):
-        data = event_data(block)
-        if data is not None:  # a last event without its blank line
+        return out
+
+    def end(self) -> list[bytes]:
+        """The ``data`` of a last event without its blank line (the body has ended)."""
+        blocks, self._pending = bytes(self._pending).split(b"\n\n"), bytearray()
+        return [data for block in blocks if (data := event_data(block)) is not None]
+
+
+async def read_data(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The ``data`` of each event in a ``text/event-stream`` body read in ``chunks``
+    (``id:`` and ``retry:`` change nothing for a single request/response stream)."""
+    parser = SseParser()
+    async for chunk in chunks:
+        for data in parser.feed(chunk):
             yield data
+    for data in parser.end():
+        yield data

@@ -77,7 +77,7 @@ async def test_connections_are_kept_alive_and_drained(peer: ReplayPeer) -> None:
         kept = lean._idle[0]
         # A consumer that stops after the first result: the rest is read, unread, and the
         # connection goes back to the pool.
-        results = raw.results(MESSAGE, {})
+        results = raw.batches(MESSAGE, {})
         await anext(results)
         await results.aclose()
         for _ in range(50):
