@@ -65,6 +65,8 @@ class Workload:
     stream: bool = True
     #: Requests in flight at once (a round is one batch of ``requests``).
     concurrency: int = 1
+    #: The bridge side is asked over AG-UI (``POST /agui``), Go over JSON-RPC as always.
+    agui: bool = False
 
 
 def workloads(concurrency: int) -> list[Workload]:
@@ -76,6 +78,8 @@ def workloads(concurrency: int) -> list[Workload]:
         # a shared 2-core machine, as much as the cost it measures.
         Workload("unary message/send", "text", 240, stream=False),
         Workload(f"{concurrency} streams x 1k at once", "long", concurrency, True, concurrency),
+        # Go's own AG-UI server is not the baseline: its JSON-RPC stream of the same run is.
+        Workload("AG-UI 1k deltas (bridge /agui, go JSON-RPC)", "long", 6, agui=True),
     ]
 
 
@@ -124,15 +128,40 @@ def body(method: str, index: int) -> bytes:
     return json.dumps(rpc).encode()
 
 
-def check(result: Exchange, workload: Workload, side: str) -> None:
-    ok = b'"completed"' in result.tail if workload.stream else b'"result"' in result.head
+def agui_body(index: int) -> bytes:
+    """An AG-UI ``RunAgentInput`` saying what :func:`body` says."""
+    message = {"id": f"bench-{index}", "role": "user", "content": "hi"}
+    run = {
+        "threadId": f"thread-{index}",
+        "runId": f"run-{index}",
+        "state": {},
+        "messages": [message],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+    return json.dumps(run).encode()
+
+
+def check(result: Exchange, workload: Workload, side: str, agui: bool = False) -> None:
+    if agui:
+        ok = b"RUN_FINISHED" in result.tail
+    else:
+        ok = b'"completed"' in result.tail if workload.stream else b'"result"' in result.head
     if not ok:
         raise RuntimeError(f"{side} {workload.name}: bad response ending {result.tail[-300:]!r}")
 
 
-async def one_round(url: str, pid: int, workload: Workload, headers: dict[str, str]) -> Round:
+async def one_round(
+    url: str, pid: int, workload: Workload, headers: dict[str, str], *, agui: bool = False
+) -> Round:
     method = "message/stream" if workload.stream else "message/send"
-    requests = [request_bytes(url, body(method, i), headers) for i in range(workload.requests)]
+    if agui:
+        url += "agui"
+    requests = [
+        request_bytes(url, agui_body(i) if agui else body(method, i), headers)
+        for i in range(workload.requests)
+    ]
     cpu = cpu_seconds(pid)
     start = time.perf_counter()
     results: list[Exchange] = []
@@ -144,7 +173,7 @@ async def one_round(url: str, pid: int, workload: Workload, headers: dict[str, s
     seconds = time.perf_counter() - start
     cpu = cpu_seconds(pid) - cpu
     for result in results:
-        check(result, workload, url)
+        check(result, workload, url, agui)
     frames = sum(r.frames for r in results)
     return Round(seconds, frames, len(results), cpu, [r.first_event for r in results])
 
@@ -232,6 +261,8 @@ async def run_config(
     headers = {"traceparent": TRACEPARENT} if config == "tracing" else {}
     async with OtlpSink() as sink:
         env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.endpoint} if config == "tracing" else {}
+        # AG-UI is measured served and proxied, not traced.
+        cases = [w for w in cases if not (w.agui and config == "tracing")]
         for scenario in dict.fromkeys(w.scenario for w in cases):
             mine = [w for w in cases if w.scenario == scenario]
             with servers(config, scenario, env) as pair:
@@ -240,14 +271,19 @@ async def run_config(
                     sides["untraced"] = pair.untraced
                 series = {(w.name, side): Series() for w in mine for side in sides}
                 for workload in mine:  # warm-up: imports, connection pools, caches
-                    for process in sides.values():
-                        await one_round(process.url, process.proc.pid, workload, headers)
+                    for side, process in sides.items():
+                        agui = workload.agui and side != "go"
+                        await one_round(process.url, process.proc.pid, workload, headers, agui=agui)
                 for index in range(rounds):
                     for workload in mine:
                         order = list(sides.items())
                         for side, process in order if index % 2 == 0 else order[::-1]:
                             round_ = await one_round(
-                                process.url, process.proc.pid, workload, headers
+                                process.url,
+                                process.proc.pid,
+                                workload,
+                                headers,
+                                agui=workload.agui and side != "go",
                             )
                             series[workload.name, side].rounds.append(round_)
                 for workload in mine:
@@ -291,6 +327,29 @@ def targets(plain: dict[str, dict[str, float]]) -> None:
     )
 
 
+#: The proxy's goals: workload, what its rate counts, whether CPU counts too.
+PROXY_GOALS = (
+    ("stream 1k deltas", "events/s", True),
+    ("stream 10k deltas", "events/s", True),
+    ("stream tool", "events/s", True),
+    ("unary message/send", "requests/s", False),
+    ("AG-UI 1k deltas (bridge /agui, go JSON-RPC)", "events/s of Go's JSON-RPC", False),
+)
+
+
+def proxy_targets(proxy: dict[str, dict[str, float]]) -> None:
+    """The proxy's goals: rate at least 0.5x Go direct; CPU per event at most 2x Go's."""
+    print("== targets (proxy configuration: trpc-bridge proxy -> Go vs Go direct)")
+    for name, unit, with_cpu in PROXY_GOALS:
+        rate, cpu = proxy[name]["rate"], proxy[name]["cpu"]
+        line = f"  proxy {name}: {unit} {rate:.3f}x Go (target >= 0.5)"
+        met = rate >= 0.5
+        if with_cpu:
+            line += f", CPU/event {cpu:.2f}x Go (target <= 2)"
+            met = met and cpu <= 2
+        print(f"{line}  {'met' if met else 'NOT met'}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -309,6 +368,8 @@ async def main() -> None:
         results[config] = await run_config(config, cases, args.rounds)
     if "plain" in results:
         targets(results["plain"])
+    if "proxy" in results:
+        proxy_targets(results["proxy"])
     if "tracing" in results:
         unary = results["tracing"]["unary message/send"]
         cost = 1 - unary["traced_rate"]

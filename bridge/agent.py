@@ -36,6 +36,11 @@ class Agent(Protocol):
     ``forwards_caller_token = True`` asks for the caller's bearer token in
     ``AgentRequest.caller_token`` (a proxy that forwards it upstream); no other agent
     gets it (:func:`forwards_caller_token`).
+
+    Optional: ``meters_own_tokens = True`` says the agent's own client call records the
+    token usage of its events (a remote agent, through
+    :func:`~trpc_bridge.telemetry.client.trace_remote_run`); a server running it then
+    does not record them again (:func:`meters_own_tokens`).
     """
 
     name: str
@@ -67,6 +72,11 @@ class _RunFn(Protocol):
 def tools_run_elsewhere(agent: Agent) -> bool:
     """Whether ``agent``'s tool calls ran in another process (see :class:`Agent`)."""
     return bool(getattr(agent, "tools_run_elsewhere", False))
+
+
+def meters_own_tokens(agent: Agent) -> bool:
+    """Whether ``agent``'s client call records its token usage (see :class:`Agent`)."""
+    return bool(getattr(agent, "meters_own_tokens", False))
 
 
 def forwards_caller_token(agent: Agent) -> bool:

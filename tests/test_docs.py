@@ -109,7 +109,7 @@ def test_the_readme_layout_table_names_every_server_and_codec_wing() -> None:
 #: Phrases that belong in commit messages, not in the repository.
 _NARRATIVE = re.compile(
     r"seed 00\d|this stop|previous stop|last stop|issue note|profile in the issue"
-    r"|issue \[\d+\]|since \[\d+\]",
+    r"|issue \[\d+\]|since \[\d+\]|issue's",
     re.IGNORECASE,
 )
 
