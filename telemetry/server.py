@@ -28,6 +28,7 @@ from opentelemetry import trace
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from trpc_bridge.grpc_wrap import wrapped
 from trpc_bridge.names import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST, USER_ID_KEY
 from trpc_bridge.telemetry.server_span import (
     PROPAGATED,
@@ -228,19 +229,11 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
 
         else:
             return handler
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._traced_unary(handler.unary_unary, scope),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._traced_stream(handler.unary_stream, scope),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return wrapped(
+            handler,
+            unary=lambda behavior: self._traced_unary(behavior, scope),
+            stream=lambda behavior: self._traced_stream(behavior, scope),
+        )
 
     @staticmethod
     def _traced_unary(inner: _Unary, scope: _CallScope) -> _Unary:

@@ -25,6 +25,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from trpc_bridge.grpc_wrap import wrapped
 from trpc_bridge.server.options import Limits
 from trpc_bridge.server.refusals import log_refusal
 
@@ -134,14 +135,9 @@ class GrpcScreen(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return None
         method: str = details.method
         decoder = handler.request_deserializer
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _unary(method, handler.unary_unary, decoder, self.max_metadata),
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _streaming(method, handler.unary_stream, decoder, self.max_metadata),
-                response_serializer=handler.response_serializer,
-            )
-        return handler  # A2A has no client-streaming methods
+        return wrapped(  # the screen decodes the request itself (a refusal, not a crash)
+            handler,
+            unary=lambda behavior: _unary(method, behavior, decoder, self.max_metadata),
+            stream=lambda behavior: _streaming(method, behavior, decoder, self.max_metadata),
+            decoded=False,
+        )

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from trpc_bridge.grpc_wrap import wrapped
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.errors import AuthError, Unauthenticated
@@ -59,25 +60,22 @@ class GrpcAuthentication(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return None
         method: str = details.method
         admit = self._admit
-        options = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
-        if handler.unary_unary is not None:
-            behavior = handler.unary_unary
 
-            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        def unary(behavior: Any) -> Any:
+            async def admitted(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 await admit(method, context)
                 return await behavior(request, context)
 
-            return grpc.unary_unary_rpc_method_handler(unary, **options)
-        if handler.unary_stream is not None:
-            streaming = handler.unary_stream
+            return admitted
 
-            async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        def stream(streaming: Any) -> Any:
+            async def admitted(
+                request: Any, context: grpc.aio.ServicerContext
+            ) -> AsyncIterator[Any]:
                 await admit(method, context)
                 async for response in streaming(request, context):
                     yield response
 
-            return grpc.unary_stream_rpc_method_handler(stream, **options)
-        return handler  # neither A2A nor AgentHost has client-streaming methods
+            return admitted
+
+        return wrapped(handler, unary=unary, stream=stream)

@@ -21,6 +21,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
+from trpc_bridge.grpc_wrap import wrapped
 from trpc_bridge.names import TRANSPORT_GRPC
 from trpc_bridge.server.ops.probes import Readiness
 from trpc_bridge.server.refusals import clean
@@ -81,20 +82,12 @@ class ObservedCalls(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         service, _, method = details.method.lstrip("/").rpartition("/")
         if service == _HEALTH_SERVICE:
             return handler
-        peer_method = details.method
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(handler.unary_unary, service, method, peer_method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(handler.unary_stream, service, method, peer_method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        path = details.method
+        return wrapped(
+            handler,
+            unary=lambda behavior: self._unary(behavior, service, method, path),
+            stream=lambda behavior: self._stream(behavior, service, method, path),
+        )
 
     def _done(
         self,
