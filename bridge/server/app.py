@@ -42,7 +42,7 @@ from starlette.routing import BaseRoute
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import CARD_PATHS, TRANSPORT_GRPC, new_hex_id
-from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
+from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder, rest_contexts
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
@@ -96,7 +96,7 @@ class BridgeServer:
         if self.options.push.enabled:
             configs = make_push_config_store(self.task_store)
             self.push = PushDelivery(configs, self.options.push.policy)
-            self.runner.tasks.observer = self.push.observe
+            self.runner.tasks.observer = self.push
         self.handler = BridgeRequestHandler(
             self.runner,
             self.options.encoding,
@@ -216,7 +216,12 @@ class BridgeServer:
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
         routes.extend(
-            create_rest_routes(self.handler, enable_v0_3_compat=True, path_prefix=self.base_path)
+            create_rest_routes(
+                self.handler,
+                context_builder=rest_contexts(),
+                enable_v0_3_compat=True,
+                path_prefix=self.base_path,
+            )
         )
         jsonrpc = self._jsonrpc_paths()
         middleware = [
