@@ -42,7 +42,7 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules chromium db-servers peers
+pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules tests/oidc_node/node_modules chromium db-servers peers
 	$(BIN)/python -m pytest -q
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
@@ -71,7 +71,29 @@ $(PEERS)/%/.stamp: interop/python/requirements-%.txt
 	$(PEERS)/$*/bin/python -m pip install -q -r $<
 	@touch $@
 
-peers: $(PEER_STAMPS)
+# The peers of other languages (issue [20]): the A2A JavaScript SDK (interop/js) and
+# Google ADK for TypeScript (interop/adk-js) from npm, installed by `npm ci` from their
+# lock files; the A2A Java SDK (interop/java) from Maven Central: Maven only resolves the
+# SDK's jars (~/.m2) and writes their classpath, javac compiles the one source file to
+# build/peers/java (seconds). Each is redone only when its inputs change; without its
+# toolchain this warns, and the peer's cells skip saying why.
+JAVA_PEER := $(PEERS)/java
+$(JAVA_PEER)/.stamp: interop/java/pom.xml interop/java/src/Peer.java
+	@if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then \
+		rm -rf $(JAVA_PEER) && mkdir -p $(JAVA_PEER)/classes && \
+		mvn -q -B -f interop/java/pom.xml dependency:build-classpath \
+			-Dmdep.outputFile=$(abspath $(JAVA_PEER))/classpath.txt && \
+		javac -nowarn -encoding UTF-8 -d $(JAVA_PEER)/classes \
+			-cp "$$(cat $(JAVA_PEER)/classpath.txt)" interop/java/src/Peer.java && \
+		cp -r interop/java/src/META-INF $(JAVA_PEER)/classes/ && touch $@; \
+	else echo "mvn or javac not found: the Java A2A SDK peer's cells will skip"; fi
+
+interop/js/node_modules interop/adk-js/node_modules: %/node_modules: %/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $* && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: the $* peer's cells will skip"; fi
+
+peers: $(PEER_STAMPS) $(JAVA_PEER)/.stamp interop/js/node_modules interop/adk-js/node_modules
 
 # Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
 # tests (started on loopback by the tests themselves). Installed when missing and running
@@ -99,6 +121,12 @@ tests/acp_node/node_modules: tests/acp_node/package-lock.json
 		cd tests/acp_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
 	else echo "npm not found: skipping tests/acp_node (ACP client check)"; fi
 
+# oidc-provider: the real OpenID provider of the authentication tests (tests/security_peers.py).
+tests/oidc_node/node_modules: tests/oidc_node/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd tests/oidc_node && npm ci --no-audit --no-fund --loglevel=error && touch node_modules; \
+	else echo "npm not found: skipping tests/oidc_node (the OpenID provider of the auth tests)"; fi
+
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
 # against ``serve --agent tck``: a MUST failure fails `make test`. Run before pytest so
 # that pytest's summary stays the last line.
@@ -120,7 +148,7 @@ agenthost:
 		go build -o bin/agenthost .
 
 # The TCK against every target of the README's conformance table (proxy-go needs `go`).
-CONFORMANCE_TARGETS ?= tck demo proxy-go sdk-echo
+CONFORMANCE_TARGETS ?= tck tck-auth demo proxy-go sdk-echo
 conformance: $(STAMP)
 	@for t in $(CONFORMANCE_TARGETS); do $(BIN)/python tests/conformance/tck_run.py --target $$t || exit 1; done
 

@@ -25,16 +25,17 @@ def acp(
     """Run the agent as an ACP agent on stdin/stdout, as editors (Zed, …) start agents."""
     import asyncio
 
-    from trpc_bridge.names import USER_ID_KEY
-    from trpc_bridge.server.identity import IdentityError, caller_id
+    from trpc_bridge.server.auth.errors import AuthError
+    from trpc_bridge.server.auth.trusted_header import header_principal
 
     if bool(agent) == bool(upstream):
         typer.echo("error: give exactly one of --agent and --upstream", err=True)
         raise typer.Exit(2)
     try:
-        user_id = caller_id({USER_ID_KEY: user})  # the one identity rule of every door
-    except IdentityError as exc:
-        typer.echo(f"error: --user: {exc}", err=True)
+        # The local user's choice, read as the trusted header is (the one identity rule).
+        user_id = header_principal(user).user_id
+    except AuthError as exc:
+        typer.echo(f"error: --user: {exc.message}", err=True)
         raise typer.Exit(2) from exc
     from trpc_bridge.agents.loader import AgentLoadError, load_agent
     from trpc_bridge.client.errors import RemoteAgentError

@@ -55,6 +55,7 @@ async def run_call(
     user: str = "",
     context: str = "",
     progress: bool = False,
+    ca_file: str = "",
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
@@ -68,7 +69,7 @@ async def run_call(
     try:
         async with (
             await RemoteAgent.connect(
-                url, transport=transport, version=version, stream=stream
+                url, transport=transport, version=version, stream=stream, ca_file=ca_file
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -137,6 +138,12 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
+    ca_file: str = typer.Option(
+        "",
+        "--ca-file",
+        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
+        "certificates are always verified.",
+    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -152,6 +159,7 @@ def call(
             user=user,
             context=context,
             progress=progress,
+            ca_file=ca_file,
         )
     )
     raise typer.Exit(code)

@@ -17,6 +17,7 @@ from typing import Any
 
 import typer
 
+from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
 from trpc_bridge.server.options import Durability, EncodingOptions, Limits, ServerOptions
 
 
@@ -24,6 +25,104 @@ from trpc_bridge.server.options import Durability, EncodingOptions, Limits, Serv
 class _Flag:
     annotation: Any
     option: Any
+
+
+def _env(name: str) -> str:
+    """The environment variable that sets flag ``name`` (``--auth``: TRPC_BRIDGE_AUTH)."""
+    return "TRPC_BRIDGE_" + name.upper()
+
+
+#: Authentication and TLS (``server/auth``, ``docs/security.md``); each also read from
+#: its environment variable, so a container needs no command line.
+SECURITY_FLAGS: dict[str, _Flag] = {
+    "auth": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.auth,
+            envvar=_env("auth"),
+            help=f"Authentication scheme: {' | '.join(AUTH_CHOICES)}. none: X-User-ID is "
+            "trusted, which only a loopback --host (or --trust-user-header) allows.",
+        ),
+    ),
+    "oidc_issuer": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.oidc_issuer,
+            envvar=_env("oidc_issuer"),
+            help="--auth oidc: the OpenID provider's issuer URL (its discovery document and "
+            "keys are fetched from it).",
+        ),
+    ),
+    "audience": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.audience,
+            envvar=_env("audience"),
+            help="--auth oidc: the audience (aud) a token must carry; empty = not checked.",
+        ),
+    ),
+    "user_claim": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.user_claim,
+            envvar=_env("user_claim"),
+            help="--auth oidc: the token claim that names the user.",
+        ),
+    ),
+    "oidc_ca_file": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.oidc_ca_file,
+            envvar=_env("oidc_ca_file"),
+            help="--auth oidc: CA bundle for the provider's TLS certificate (default: the "
+            "system's).",
+        ),
+    ),
+    "api_keys": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.api_keys,
+            envvar=_env("api_keys"),
+            help="--auth api-key: the key file ('<user> sha256:<hex>' per line; "
+            "`trpc-bridge api-key USER` makes one); re-read when it changes.",
+        ),
+    ),
+    "tls_cert": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_cert,
+            envvar=_env("tls_cert"),
+            help="Serve HTTPS and gRPC over TLS with this certificate (PEM; with --tls-key).",
+        ),
+    ),
+    "tls_key": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_key,
+            envvar=_env("tls_key"),
+            help="The private key of --tls-cert (PEM).",
+        ),
+    ),
+    "tls_client_ca": _Flag(
+        str,
+        typer.Option(
+            SecurityOptions.tls_client_ca,
+            envvar=_env("tls_client_ca"),
+            help="Require client certificates signed by this CA on both ports (mTLS; "
+            "--auth mtls takes the user id from them).",
+        ),
+    ),
+    "trust_user_header": _Flag(
+        bool,
+        typer.Option(
+            SecurityOptions.trust_user_header,
+            "--trust-user-header",
+            envvar=_env("trust_user_header"),
+            help="Take X-User-ID on trust on any interface: only behind an authenticating "
+            "proxy that sets it (loopback binds do this by default).",
+        ),
+    ),
+}
 
 
 SERVER_FLAGS: dict[str, _Flag] = {
@@ -181,6 +280,7 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
         ),
     ),
+    **SECURITY_FLAGS,
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
@@ -209,6 +309,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.server.auth.options import SecurityConfigError
     from trpc_bridge.server.options import PushOptions
     from trpc_bridge.server.push.policy import PushPolicy
 
@@ -223,6 +324,11 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
     if flags["run_timeout"] < 0:
         raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
+    security = SecurityOptions(**{name: flags[name] for name in SECURITY_FLAGS})
+    try:
+        security.check(flags["host"])
+    except SecurityConfigError as exc:
+        raise FlagError(str(exc)) from None
     return ServerOptions(
         host=flags["host"],
         port=flags["port"],
@@ -259,6 +365,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
                 allow_loopback=flags["push_allow_loopback"],
             ),
         ),
+        security=security,
     )
 
 

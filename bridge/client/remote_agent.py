@@ -38,6 +38,7 @@ from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_err
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
@@ -139,15 +140,18 @@ class RemoteAgent:
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        ca_file: str = "",
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
         (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
-        tfrs progress on every run.
+        tfrs progress on every run. TLS certificates are verified, against ``ca_file``
+        (PEM) instead of the system's CAs when given.
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        http = httpx.AsyncClient(timeout=timeout)
+        tls = ClientTls(ca_file)
+        http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
@@ -158,7 +162,8 @@ class RemoteAgent:
             if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
             else:
-                wire = SdkTransport(card.sdk_card(endpoint), timeout)
+                secure = url.lower().startswith("https:")
+                wire = SdkTransport(card.sdk_card(endpoint), timeout, tls, secure=secure)
         except BaseException:
             await http.aclose()
             raise

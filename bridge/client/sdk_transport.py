@@ -28,15 +28,25 @@ from a2a.types import (
 from a2a.utils.errors import A2AError
 
 from trpc_bridge.client.errors import RemoteCallError, failure_text
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.codecs.a2a.frames import proto_to_json
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
 
 
 class SdkTransport:
-    def __init__(self, card: AgentCard, timeout: httpx.Timeout) -> None:
+    def __init__(
+        self,
+        card: AgentCard,
+        timeout: httpx.Timeout,
+        tls: ClientTls | None = None,
+        *,
+        secure: bool = False,
+    ) -> None:
         self._card = card
-        self._http = httpx.AsyncClient(timeout=timeout)
+        tls = tls or ClientTls()
+        self._http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
+        self._channels = tls.channel_factory(secure)
         self._clients: dict[bool, Client] = {}
 
     def _client(self, streaming: bool) -> Client:
@@ -46,7 +56,7 @@ class SdkTransport:
             config = ClientConfig(
                 streaming=streaming,
                 httpx_client=self._http,
-                grpc_channel_factory=grpc.aio.insecure_channel,
+                grpc_channel_factory=self._channels,
                 supported_protocol_bindings=[binding],
             )
             client = self._clients[streaming] = ClientFactory(config).create(self._card)

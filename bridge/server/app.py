@@ -51,9 +51,12 @@ from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.a2a.rest_screen import RestScreen
+from trpc_bridge.server.auth.card_security import declare_security
+from trpc_bridge.server.auth.grpc_edge import GrpcAuthentication
+from trpc_bridge.server.auth.http_edge import HttpAuthentication
 from trpc_bridge.server.doors.agent_host import add_agent_host
 from trpc_bridge.server.doors.agui import agui_routes
-from trpc_bridge.server.doors.playground import playground_routes
+from trpc_bridge.server.doors.playground import playground_paths, playground_routes
 from trpc_bridge.server.drain import drain
 from trpc_bridge.server.http.limits import RequestLimits
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
@@ -78,6 +81,10 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        security = self.options.security
+        security.check(self.options.host)  # SecurityConfigError: one line naming the flags
+        self.gate = security.gate()
+        self.tls = security.tls
         self.task_store = make_task_store(
             self.options.durability.task_store, keep_tasks=self.options.durability.keep_tasks
         )
@@ -86,6 +93,7 @@ class BridgeServer:
             self.task_store,
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.limits.run_timeout,
+            gate=self.gate,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
@@ -138,7 +146,8 @@ class BridgeServer:
     def base_url(self) -> str:
         if self.options.public_url and self._http is None:
             return self.options.public_url.rstrip("/")
-        return f"http://{self.options.host}:{self.http_port}{self.base_path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{self.options.host}:{self.http_port}{self.base_path}"
 
     @property
     def jsonrpc_url(self) -> str:
@@ -179,12 +188,14 @@ class BridgeServer:
         return lines
 
     def agent_card(self) -> AgentCard:
-        return build_agent_card(
+        card = build_agent_card(
             self.agent,
             base_url=self.base_url,
             grpc_address=self.grpc_address,
             push=self.push is not None,
         )
+        declare_security(card, self.options.security)
+        return card
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -224,8 +235,19 @@ class BridgeServer:
             )
         )
         jsonrpc = self._jsonrpc_paths()
+        public = [self.base_path + p for p in CARD_PATHS]
+        if self.options.playground:
+            public += playground_paths(self.base_path)
         middleware = [
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
+            # Before anything reads the body: every door's caller is verified here.
+            Middleware(
+                HttpAuthentication,
+                gate=self.gate,
+                jsonrpc_paths=jsonrpc,
+                plain_paths=[agui_path],
+                public_paths=public,
+            ),
             Middleware(
                 RequestLimits,
                 max_bytes=self.options.limits.max_request_bytes,
@@ -250,6 +272,7 @@ class BridgeServer:
         host = self.options.host
         try:
             await check_task_store(self.task_store, self.options.durability.task_store)
+            await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
             await self._start_durable()
@@ -258,7 +281,11 @@ class BridgeServer:
                 self._grpc = self._grpc_server()
                 address = f"{host}:{self.grpc_port}"
                 try:
-                    self.grpc_port = self._grpc.add_insecure_port(address)
+                    if self.tls is not None:
+                        credentials = self.tls.grpc_credentials()
+                        self.grpc_port = self._grpc.add_secure_port(address, credentials)
+                    else:
+                        self.grpc_port = self._grpc.add_insecure_port(address)
                 except RuntimeError as exc:
                     raise OSError(f"cannot listen on {address} (gRPC)") from exc
                 await self._grpc.start()
@@ -267,6 +294,7 @@ class BridgeServer:
                 header_timeout=self.options.limits.header_timeout,
                 keep_alive=self.options.limits.keep_alive,
                 max_connections=self.options.limits.max_connections,
+                tls=None if self.tls is None else self.tls.server_context(),
             )
         except BaseException:
             await self.stop()
@@ -286,7 +314,8 @@ class BridgeServer:
 
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
-            interceptors=[GrpcScreen()],
+            # Authentication first: a call is let in before its request is even decoded.
+            interceptors=[GrpcAuthentication(self.gate), GrpcScreen()],
             maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
@@ -327,6 +356,7 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.gate.close()
         if self.push is not None:
             await self.push.close()
         if self.replicas is not None:

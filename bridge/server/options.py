@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
+from trpc_bridge.server.auth.options import SecurityOptions
 from trpc_bridge.server.push.policy import PushPolicy
 
 
@@ -103,3 +104,6 @@ class ServerOptions:
     durability: Durability = field(default_factory=Durability)
     encoding: EncodingOptions = field(default_factory=EncodingOptions)
     push: PushOptions = field(default_factory=PushOptions)
+    #: Authentication and TLS (``server/auth``); by default ``X-User-ID`` on trust, which
+    #: only a loopback ``host`` allows.
+    security: SecurityOptions = field(default_factory=SecurityOptions)

@@ -2,7 +2,8 @@
 
 A door (A2A on JSON-RPC, REST and gRPC; AG-UI; any door added later) parses its protocol
 into an :class:`~trpc_bridge.events.AgentRequest`, describes the call as a
-:class:`IncomingCall` (:func:`caller_of` applies the one identity rule), and iterates
+:class:`IncomingCall` (:meth:`AgentRunner.caller_of` applies the one identity rule to the
+principal the server's edge verified), and iterates
 :meth:`AgentRunner.run`. The runner does the rest, the same way for every door:
 
 - the caller's W3C trace context is attached and the SERVER ``invoke_agent`` span opened
@@ -35,7 +36,10 @@ from opentelemetry.trace import SpanContext, TracerProvider
 from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
 from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
-from trpc_bridge.server.identity import caller_id
+from trpc_bridge.server.auth.authenticator import AuthGate
+from trpc_bridge.server.auth.principal import Principal
+from trpc_bridge.server.auth.trusted_header import TrustedHeader
+from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -50,27 +54,17 @@ logger = logging.getLogger(__name__)
 class IncomingCall:
     """One incoming call, as every door describes it."""
 
-    #: The resolved identity (:func:`caller_of`).
+    #: The resolved identity (:meth:`AgentRunner.caller_of`).
     user_id: str
     #: The door's binding: ``JSONRPC``, ``HTTP+JSON``, ``GRPC``, ``AG-UI``, …
     transport: str
     #: The A2A wire version, where the door has one (``0.3`` / ``1.0``).
     protocol_version: str = ""
-    #: Request headers or gRPC metadata, lower-case names (the trace context's carrier).
+    #: Request headers or gRPC metadata, lower-case names, without credentials (the
+    #: trace context's carrier, the encoding's negotiation).
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-def caller_of(
-    headers: Mapping[str, str], *, transport: str, protocol_version: str = ""
-) -> IncomingCall:
-    """A :class:`IncomingCall` from lower-case ``headers``; raises
-    :class:`~trpc_bridge.server.identity.IdentityError` for an unusable identity."""
-    return IncomingCall(
-        user_id=caller_id(headers),
-        transport=transport,
-        protocol_version=protocol_version,
-        headers=headers,
-    )
+    #: Who the server verified the caller to be (:attr:`user_id` is its ``user_id``).
+    principal: Principal | None = None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -115,13 +109,40 @@ class AgentRunner:
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
         run_timeout: float = 0.0,
+        gate: AuthGate | None = None,
     ) -> None:
         self.agent = agent
+        #: The server's one authenticator (its edges run it); by default ``X-User-ID``
+        #: taken on trust, the loopback rule.
+        self.gate = gate or AuthGate(TrustedHeader())
         #: Seconds a run may take (waiting for the agent); 0 = no limit.
         self.run_timeout = run_timeout
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+
+    def caller_of(
+        self,
+        principal: Principal | None,
+        headers: Mapping[str, str],
+        *,
+        transport: str,
+        protocol_version: str = "",
+    ) -> IncomingCall:
+        """The identity rule (``server/identity.py``): the caller is ``principal``, which
+        the server's edge verified; a call no edge let in (None) is identified by the
+        trusted header when this runner trusts it, and refused otherwise. ``headers``
+        (lower-case names) are kept without their credentials. Raises
+        :class:`~trpc_bridge.server.auth.errors.AuthError`."""
+        if principal is None:
+            principal = unscreened(self.gate, headers)
+        return IncomingCall(
+            user_id=principal.user_id,
+            transport=transport,
+            protocol_version=protocol_version,
+            headers=without_credentials(headers),
+            principal=principal,
+        )
 
     async def run(
         self,

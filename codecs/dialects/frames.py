@@ -134,9 +134,13 @@ class DialectFrames:
         """A failed run (not trpc's: its error carries ``object_type``) fails the
         response in progress: the error goes under that response's id."""
         metadata = _merged(frame.message.metadata if frame.message else {}, frame.metadata)
-        if metadata.get(META_OBJECT_TYPE) or self._ids.read(metadata) or self._text.last is None:
+        if metadata.get(META_OBJECT_TYPE) or metadata.get(META_RESPONSE_ID):
             return frame
-        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: self._text.last})
+        # the id its dialect names (ADK's adk_custom_metadata), else the last response's
+        key = self._ids.read(metadata) or self._text.last
+        if key is None:
+            return frame
+        return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: key})
 
     def _seen(self, key: str, text: str, thought: str, *, unmarked: bool) -> Seen:
         """Classify a text-only unit's text (its reasoning when it has no text)."""
@@ -181,11 +185,11 @@ class DialectFrames:
             return [frame]
         if seen_before and frame.append:
             self._text.piece(key, text)
-            return [frame]
+            return [_keyed(frame, key)]
         owner = None if seen_before else self._text.owner(text)
         if owner is None and not seen_before and partial_flag(merged) is not False:
             self._text.piece(key, text)  # the first chunk of a new artifact
-            return [frame]
+            return [_keyed(frame, key)]
         target = owner or key
         seen = self._text.whole(target, text, replaces=seen_before)
         if seen is Seen.REPEAT:
@@ -210,6 +214,15 @@ class DialectFrames:
             self._text.piece(key, text)
         elif object_type == ObjectType.COMPLETION:
             self._text.whole(key, text)
+
+
+def _keyed(frame: ArtifactFrame, key: str) -> ArtifactFrame:
+    """A text piece under its response's id: the one its dialect names (ADK for
+    TypeScript streams an artifact of its own id, its ``adk_custom_metadata`` naming the
+    response), which the complete text that follows is given too."""
+    if key == frame.artifact.artifact_id or frame.metadata.get(META_RESPONSE_ID) == key:
+        return frame
+    return replace(frame, metadata={**frame.metadata, META_RESPONSE_ID: key})
 
 
 def _adk_failure(

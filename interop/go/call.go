@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"trpc.group/trpc-go/trpc-a2a-go/client"
 	"trpc.group/trpc-go/trpc-agent-go/agent"
 	"trpc.group/trpc-go/trpc-agent-go/agent/a2aagent"
 	"trpc.group/trpc-go/trpc-agent-go/model"
@@ -34,6 +35,9 @@ func cmdCall(args []string) error {
 	user := fs.String("user", "gopeer-user", "user id (sent as X-User-ID)")
 	sessionID := fs.String("session", "gopeer-session", "session id")
 	cancelAfter := fs.Int("cancel-after", 0, "cancel the context after N events (0 = never)")
+	oauthID := fs.String("oauth2-client-id", "", "get a token with OAuth2 client credentials (trpc-a2a-go's client option)")
+	oauthSecret := fs.String("oauth2-client-secret", "", "the client secret")
+	oauthTokenURL := fs.String("oauth2-token-url", "", "the provider's token endpoint")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,7 +53,12 @@ func cmdCall(args []string) error {
 	tp := installTracing()
 	defer tp.Shutdown(context.Background())
 
-	remote, err := a2aagent.New(a2aagent.WithAgentCardURL(*url))
+	options := []a2aagent.Option{a2aagent.WithAgentCardURL(*url)}
+	if *oauthID != "" {
+		options = append(options, a2aagent.WithA2AClientExtraOptions(
+			client.WithOAuth2ClientCredentials(*oauthID, *oauthSecret, *oauthTokenURL, []string{"agent"})))
+	}
+	remote, err := a2aagent.New(options...)
 	if err != nil {
 		return fmt.Errorf("a2a agent: %w", err)
 	}

@@ -5,13 +5,19 @@ They mirror the Go peer's scripts (``interop/go/README.md`` § Scenarios and
 one expectation serves every peer. Each framework's peer turns a :class:`Step` into its
 own model responses (``trpc_peer.py``, ``adk_peer.py``); nothing here imports a framework.
 
+The peers of other languages (``interop/js``, ``interop/java``, ``interop/adk-js``) read the
+same scripts as JSON: ``python scripts.py`` prints them, each call with the result the
+scenarios' tool gives (:func:`as_json`); the tests hand that text to a peer in its
+``PEER_SCRIPTS`` environment variable.
+
 The scripted model picks its step from the request: the number of model turns after the
 last user *text* turn (0 for the first call, 1 after a tool round), as the Go peer does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -88,3 +94,22 @@ SCRIPTS: dict[str, Script] = {
     "long": Script((Step("chatcmpl-long-1", tuple(f"t{i} " for i in range(1000))),)),
     "unicode": Script((Step("chatcmpl-unicode-1", ("a<b>&c", " 😀", " 你好")),)),
 }
+
+
+def as_json() -> str:
+    """Every script as JSON, each call with ``result``: what :func:`get_weather` returns."""
+    scripts = {}
+    for name, script in SCRIPTS.items():
+        steps = []
+        for step in script.steps:
+            data = asdict(step)
+            data["calls"] = [
+                {**asdict(call), "result": get_weather(**call.args)} for call in step.calls
+            ]
+            steps.append(data)
+        scripts[name] = {"steps": steps, "tools": list(script.tools), "code": script.code}
+    return json.dumps(scripts, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    print(as_json())

@@ -2,6 +2,8 @@
 //
 //   node run.mjs URL [USER_TEXT]
 //
+// AGUI_HEADERS (JSON) replaces the request headers (e.g. an Authorization header).
+//
 // The client's own pipeline (schema parsing, event verification, event application)
 // rejects any protocol violation; such a rejection is reported as "error" and exit code 1.
 import { HttpAgent } from "@ag-ui/client";
@@ -20,7 +22,7 @@ console.warn = (...args) => warnings.push(args.map(String).join(" "));
 const agent = new HttpAgent({
   url,
   threadId: "thread-node",
-  headers: { "X-User-ID": "node-user" },
+  headers: process.env.AGUI_HEADERS ? JSON.parse(process.env.AGUI_HEADERS) : { "X-User-ID": "node-user" },
   initialMessages: [{ id: "user-1", role: "user", content: text }],
   initialState: {},
 });

@@ -46,6 +46,15 @@ def _raw(body: dict[str, Any], old: bytes, new: bytes) -> bytes:
     return encoded.replace(old, new)
 
 
+def edge_info(reason: str) -> dict[str, Any]:
+    """The ErrorInfo of an answer of the bridge's HTTP edge (``server/auth/answers.py``)."""
+    return {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": reason,
+        "domain": "trpc-bridge",
+    }
+
+
 def _error(code: int, message: str, rpc_id: Any = 1, **extra: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message, **extra}}
 
@@ -283,10 +292,29 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
         200,
         _error(-32602, "contextId is longer than 255 characters", data=None),
     ),
+    # Refused by the HTTP edge before the body is read: no id to echo (server/auth).
     "X-User-ID too long for the task store": (
         {"json": _rpc("message/send", {"message": _msg()}), "headers": {"X-User-ID": "u" * 256}},
-        200,
-        _error(-32602, "X-User-ID is longer than 255 characters", data=None),
+        400,
+        _error(
+            -32600,
+            "X-User-ID is longer than 255 characters",
+            None,
+            data=[edge_info("INVALID_REQUEST")],
+        ),
+    ),
+    "X-User-ID sent twice": (
+        {
+            "json": _rpc("message/send", {"message": _msg()}),
+            "headers": [("X-User-ID", "alice"), ("X-User-ID", "bob")],
+        },
+        400,
+        _error(
+            -32600,
+            "the x-user-id header is sent more than once",
+            None,
+            data=[edge_info("INVALID_REQUEST")],
+        ),
     ),
     # --- tasks that are not there ---
     "unknown task id": (

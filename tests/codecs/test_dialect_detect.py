@@ -37,3 +37,9 @@ def test_adk_extension_and_plain_callers() -> None:
     assert detect_caller({}, (), [ADK_EXTENSION_URI]) is ClientFramework.ADK
     assert detect_caller({}, [{}]) is ClientFramework.PLAIN
     assert detect_caller({"user_id": "u"}) is ClientFramework.PLAIN
+
+
+def test_adk_typescript_client_by_its_session_keys() -> None:
+    """ADK for TypeScript's RemoteA2AAgent marks no part; it names its session."""
+    metadata = {"adk_app_name": "app", "adk_user_id": "u", "adk_session_id": "s"}
+    assert detect_caller(metadata, [{}]) is ClientFramework.ADK

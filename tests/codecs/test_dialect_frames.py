@@ -47,3 +47,51 @@ def test_the_caller_echoed_in_a_status_is_not_output() -> None:
     submitted = {"kind": "status-update", **IDS, "status": {"state": "submitted", "message": echo}}
     events = decode_any_stream([submitted, _chunk("Hello")])
     assert [m.text for m in aggregate(events) if m.text] == ["Hello"]
+
+
+def _adk_ts_chunk(text: str, *, append: bool, last: bool) -> dict[str, Any]:
+    """Google ADK for TypeScript's server: an artifact of its own id, appended to, then
+    replaced by the whole text; the response id only in ``adk_custom_metadata``."""
+    artifact = {"artifactId": "a-uuid", "parts": [{"kind": "text", "text": text}]}
+    metadata = {"adk_custom_metadata": {"llm_response_id": "r1"}, "adk_partial": not last}
+    return {
+        "kind": "artifact-update",
+        **IDS,
+        "artifact": artifact,
+        "append": append,
+        "lastChunk": last,
+        "metadata": metadata,
+    }
+
+
+def test_adk_typescript_pieces_and_whole_are_one_response() -> None:
+    frames = [
+        _adk_ts_chunk("Hel", append=True, last=False),
+        _adk_ts_chunk("lo", append=True, last=False),
+        _adk_ts_chunk("Hello", append=False, last=True),
+    ]
+    events = decode_any_stream(frames)
+    assert {e.id for e in events if e.choices} == {"r1"}
+    assert [m.text for m in aggregate(events) if m.text] == ["Hello"]
+
+
+def test_adk_typescript_failure_is_the_failed_response() -> None:
+    """Its failed status names the response only in ``adk_custom_metadata``."""
+    failed = {
+        "kind": "status-update",
+        **IDS,
+        "final": True,
+        "status": {
+            "state": "failed",
+            "message": {
+                "kind": "message",
+                "messageId": "m9",
+                "role": "agent",
+                "parts": [{"kind": "text", "text": "boom"}],
+            },
+        },
+        "metadata": {"adk_custom_metadata": {"llm_response_id": "r1"}, "adk_error_code": "E42"},
+    }
+    events = decode_any_stream([_adk_ts_chunk("Partial", append=True, last=False), failed])
+    assert [e.id for e in events] == ["r1", "r1"]
+    assert events[-1].is_terminal_error()

@@ -14,6 +14,10 @@ Targets (each started on free loopback ports, stopped at the end):
 - ``demo``: ``trpc-bridge serve --agent demo`` (what a user gets by default);
 - ``proxy-go``: ``trpc-bridge proxy`` in front of the Go peer (``interop/go``, needs ``go``);
 - ``sdk-echo``: a plain a2a-sdk server with an echo executor, the yardstick;
+- ``tck-auth``: ``tck`` behind ``--auth api-key`` (its card declares the scheme): the TCK
+  runs with a key on every request (``tck_credentials.py``), then the authentication
+  requirements its tests leave unchecked are checked (``auth_requirements.py``:
+  AUTH-SERVER-002, AUTH-SCOPE-001..003), each counted on its transport's line;
 - ``--sut URL``: a server that is already running.
 
 One TCK session covers every transport the card declares; tests that do not depend on a
@@ -50,6 +54,9 @@ TCK_TIMEOUT_S = 900
 sys.path.insert(0, str(ROOT / "tests" / "interop"))
 from peers import bridge_server, build_gopeer, go_available, go_server, running  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+import auth_requirements  # noqa: E402
+
 
 def tck_dir() -> Path:
     return Path(os.environ.get("A2A_TCK_DIR") or ROOT.parent / "shared" / "a2a-tck").resolve()
@@ -82,11 +89,30 @@ def tck_python(tck: Path) -> Path:
 # --- the system under test --------------------------------------------------------------
 
 
+#: ``tck-auth``: the key the TCK sends, and another user's (``auth_requirements``).
+TCK_KEY, OTHER_KEY = "tck-key-" + "0" * 24, "other-key-" + "1" * 24
+
+
+def _key_file() -> Path:
+    BUILD.mkdir(parents=True, exist_ok=True)
+    path = BUILD / "tck-auth-keys.txt"
+    lines = [
+        f"{user} sha256:{hashlib.sha256(key.encode()).hexdigest()}\n"
+        for user, key in (("tck", TCK_KEY), ("other", OTHER_KEY))
+    ]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 @contextlib.contextmanager
 def system_under_test(target: str, sut: str) -> Iterator[str]:
     """The base URL of the server to test, running for the duration of the block."""
     if sut:
         yield sut.rstrip("/")
+    elif target == "tck-auth":
+        extra = ["--push-allow-loopback", "--auth", "api-key", "--api-keys", str(_key_file())]
+        with bridge_server("tck", extra=extra) as process:
+            yield process.url.rstrip("/")
     elif target in ("tck", "demo"):
         # The TCK's webhook receiver listens on this machine.
         with bridge_server(target, extra=["--push-allow-loopback"]) as process:
@@ -111,17 +137,23 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
 # --- running and counting ---------------------------------------------------------------
 
 
-def run_tck(python: Path, tck: Path, url: str, levels: Sequence[str], name: str) -> Path:
+def run_tck(
+    python: Path, tck: Path, url: str, levels: Sequence[str], name: str, credential: str = ""
+) -> Path:
     """One TCK session against ``url``; returns the outcomes file (JSON lines)."""
     BUILD.mkdir(parents=True, exist_ok=True)
     outcomes = BUILD / f"{name}.jsonl"
     outcomes.unlink(missing_ok=True)
     cmd = [str(python), "-m", "pytest", "tests/compatibility", f"--sut-host={url}"]
     cmd += ["-m", " or ".join(levels), "-p", "no:cacheprovider", "-p", "tck_outcomes"]
+    if credential:  # every request of the TCK carries it (tck_credentials.py)
+        cmd += ["-p", "tck_credentials"]
     cmd += [f"--outcomes={outcomes}", "-q", "--tb=short", "-rfEs", "--webhook-host=127.0.0.1"]
     cmd += [f"--junitxml={BUILD / f'{name}.xml'}"]
     # The TCK directory may be read-only: no bytecode, no cache written there.
     env = {**os.environ, "PYTHONPATH": str(HERE), "PYTHONDONTWRITEBYTECODE": "1"}
+    if credential:
+        env["TCK_CREDENTIAL"] = credential
     log = BUILD / f"{name}.log"
     with log.open("w", encoding="utf-8") as out:
         subprocess.run(
@@ -180,7 +212,9 @@ def report(tallies: dict[tuple[str, str], Tally], levels: Sequence[str], title: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--target", default="tck", help="tck | demo | proxy-go | sdk-echo")
+    parser.add_argument(
+        "--target", default="tck", help="tck | tck-auth | demo | proxy-go | sdk-echo"
+    )
     parser.add_argument("--sut", default="", help="base URL of a server already running")
     parser.add_argument("--levels", default="must,should", help="comma-separated")
     parser.add_argument("--require-must", action="store_true", help="exit 1 on a MUST failure")
@@ -194,12 +228,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     python = tck_python(tck)
     name = "sut" if args.sut else args.target
+    auth = args.target == "tck-auth" and not args.sut
+    credential = f"X-API-Key: {TCK_KEY}" if auth else ""
     with system_under_test(args.target, args.sut) as url:
-        outcomes = run_tck(python, tck, url, levels, name)
+        outcomes = run_tck(python, tck, url, levels, name, credential)
+        extra = auth_requirements.check(url, TCK_KEY, OTHER_KEY) if auth else []
     records = [json.loads(line) for line in outcomes.read_text(encoding="utf-8").splitlines()]
+    records += extra
     tallies = tally(records)
     title = args.sut or f"--target {args.target}"
     print("\n".join(report(tallies, levels, title)), flush=True)
+    for record in extra:  # counted above too; named here, as the TCK names none of them
+        print(f"  {record['id']}: {record['outcome']} {record['reason']}".rstrip())
     must_failures = [f for (_, level), t in tallies.items() if level == "must" for f in t.failures]
     if args.show_failures or (args.require_must and must_failures):
         failures = sorted({f for t in tallies.values() for f in t.failures})

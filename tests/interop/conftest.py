@@ -116,8 +116,9 @@ def _report() -> str:
         parts.append(_table(wire, notes))
     if frameworks:
         parts.append(
-            "Python agent frameworks (trpc-agent-python, Google ADK) with the bridge, and "
-            "through `trpc-bridge proxy` with each other and with trpc-agent-go:"
+            "Agent frameworks (trpc-agent-python, Google ADK, ADK for TypeScript) and A2A "
+            "SDKs (JavaScript, Java) with the bridge, and through `trpc-bridge proxy` with "
+            "each other and with trpc-agent-go:"
         )
         parts.append(_transposed(frameworks, notes))
     if other:
@@ -141,10 +142,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     REPORT.parent.mkdir(exist_ok=True)
     REPORT.write_text(
-        "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go, trpc-agent-python, Google ADK\n\n"
+        "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go, trpc-agent-python, Google ADK, "
+        "the A2A JavaScript and Java SDKs, ADK for TypeScript\n\n"
         f"Written by `make interop` on {stamp} with the Go peer "
         f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md) "
-        "and the Python framework peers of `interop/python/` (see its README.md):\n\n"
+        "and the framework and SDK peers of `interop/python/`, `interop/js/`, "
+        "`interop/java/` and `interop/adk-js/` (see their README.md):\n\n"
         f"{versions()}\n\n"
         "Columns: `go→py` = trpc-agent-go's `A2AAgent` calling the bridge server, compared "
         "event by event with the same call against trpc-agent-go's own server (ids "

@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 from bridge_thread import BridgeThread
-from frameworks import FRAMEWORKS, Framework, PeerClient, PeerServers, missing, peer_servers
+from frameworks import (
+    FRAMEWORKS,
+    Framework,
+    PeerClient,
+    PeerServers,
+    absent_toolchain,
+    missing,
+    peer_servers,
+)
 from peers import Process, go_server
 
 from trpc_bridge.agents import scenarios
@@ -30,13 +38,20 @@ class Lazy(dict[Any, Any]):
         return value
 
 
+def _runnable(key: str) -> Framework:
+    """The peer ``key``; its cells skip without its language, fail without its build."""
+    framework = next(f for f in FRAMEWORKS if f.key == key)
+    if (reason := absent_toolchain(framework)) is not None:
+        pytest.skip(reason)
+    if (reason := missing(framework)) is not None:
+        pytest.fail(reason)
+    return framework
+
+
 @pytest.fixture(scope="session")
 def framework_servers() -> Iterator[dict[str, PeerServers]]:
     def start(stack: contextlib.ExitStack, key: str) -> PeerServers:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        return stack.enter_context(peer_servers(framework))
+        return stack.enter_context(peer_servers(_runnable(key)))
 
     with contextlib.ExitStack() as stack:
         yield Lazy(stack, start)
@@ -45,10 +60,7 @@ def framework_servers() -> Iterator[dict[str, PeerServers]]:
 @pytest.fixture(scope="session")
 def framework_clients() -> Iterator[dict[str, PeerClient]]:
     def start(stack: contextlib.ExitStack, key: str) -> PeerClient:
-        framework = next(f for f in FRAMEWORKS if f.key == key)
-        if (reason := missing(framework)) is not None:
-            pytest.fail(reason)
-        client = PeerClient(framework)
+        client = PeerClient(_runnable(key))
         stack.callback(client.close)
         return client
 

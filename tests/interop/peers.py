@@ -226,8 +226,10 @@ def go_call(
     user: str = "interop-user",
     cancel_after: int = 0,
     timeout: float = 120.0,
+    extra: list[str] | None = None,
 ) -> CallResult:
     cmd = [str(GOPEER), "call", "--url", url, "--message", message, "--user", user]
+    cmd += extra or []
     cmd.append("--stream" if stream else "--no-stream")
     if cancel_after:
         cmd += ["--cancel-after", str(cancel_after)]

@@ -3,29 +3,16 @@ bridge's scenario twins say: one expectation serves every cell of the matrix."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from types import ModuleType
 
 import pytest
-from frameworks import PEER_DIR, SCENARIOS
+from frameworks import SCENARIOS, peer_scripts
 from views import View, bridge_view
 
 from trpc_bridge.agents.scenarios import SCRIPTS
 from trpc_bridge.events import AgentRequest
 
-
-def _peer_scripts() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("peer_scripts", PEER_DIR / "scripts.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-PEER = _peer_scripts()
+PEER = peer_scripts()
 
 
 def _canon(value: object) -> str:

@@ -148,6 +148,21 @@ def peer_view(answer: Mapping[str, Any], id_key: str) -> View:
     )
 
 
+def adk_previews(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """Google ADK for TypeScript's events with a ``response_id`` each, for
+    :func:`peer_view`: the model's response id its client carries when the server sent
+    one, else ADK's streaming rule: partial events are previews of the next complete
+    event (they take its id; ADK mints a fresh id per event)."""
+    events = [dict(e) for e in answer["events"]]
+    following = ""
+    for event in reversed(events):
+        if not event.get("partial"):
+            following = event["id"]
+        if not event.get("response_id"):
+            event["response_id"] = event["id"] if not event.get("partial") else following
+    return {**answer, "events": events}
+
+
 def go_view(events: list[dict[str, Any]]) -> View:
     """trpc-agent-go's ``A2AAgent`` events (``gopeer call`` lines), folded by id the way
     its AG-UI translator groups them: deltas joined, a non-partial message replaces."""
@@ -174,3 +189,91 @@ def go_view(events: list[dict[str, Any]]) -> View:
                 group.text = message.get("content") or group.text
                 group.thought = message.get("reasoning_content") or group.thought
     return _folded(groups, calls=tuple(calls), results=tuple(results), error=error)
+
+
+# --- an A2A SDK's client: A2A frames, folded as A2A defines them -------------------------
+
+#: Task states whose status message is the error shown, not an answer.
+_FAILED = {"failed", "rejected", "canceled"}
+
+
+def _a2a_frame(frame: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """(kind, body) of one frame of either wire: 0.3 names its ``kind`` in the object,
+    1.0 wraps it (``{"artifactUpdate": {…}}``)."""
+    if "kind" in frame:
+        return str(frame["kind"]), frame
+    ((key, body),) = frame.items()
+    kinds = {"statusUpdate": "status-update", "artifactUpdate": "artifact-update"}
+    return kinds.get(key, key), body
+
+
+def _a2a_enum(value: Any, prefix: str) -> str:
+    """``TASK_STATE_FAILED`` / ``ROLE_AGENT`` (1.0) spelled as 0.3 does: ``failed``."""
+    return str(value or "").lower().removeprefix(prefix)
+
+
+def a2a_view(frames: Iterable[Mapping[str, Any]]) -> View:
+    """What a user of an A2A SDK's client sees: the events it received (stream frames, or
+    the unary Task / Message), in the SDK's JSON of either wire, folded by the A2A rules.
+
+    An artifact update with ``append`` adds its parts to the artifact of its id, any
+    other one replaces that artifact; an agent message (a status message, a history entry,
+    a Message) is one response under its id; a failed task's status message is the error.
+    A2A has no reasoning or tool-call part: text parts with ``metadata.thought`` are
+    reasoning, DataParts typed ``function_call`` / ``function_response`` in their
+    metadata are tool calls and results (docs/wire-spec.md §0.4)."""
+    responses: dict[str, list[Mapping[str, Any]]] = {}  # "a:<artifactId>" / "m:<messageId>"
+    error = False
+
+    def message(body: Mapping[str, Any] | None) -> None:
+        if body and _a2a_enum(body.get("role"), "role_") == "agent":
+            responses[f"m:{body.get('messageId', '')}"] = list(body.get("parts") or [])
+
+    def status(body: Mapping[str, Any] | None) -> None:
+        nonlocal error
+        body = body or {}
+        if _a2a_enum(body.get("state"), "task_state_") in _FAILED:
+            error = error or ERROR_TEXT in json.dumps(body.get("message"), ensure_ascii=False)
+        else:
+            message(body.get("message"))
+
+    for frame in frames:
+        kind, body = _a2a_frame(frame)
+        if kind == "task":
+            for entry in body.get("history") or []:
+                message(entry)
+            for artifact in body.get("artifacts") or []:
+                responses[f"a:{artifact.get('artifactId', '')}"] = list(artifact.get("parts") or [])
+            status(body.get("status"))
+        elif kind == "message":
+            message(body)
+        elif kind == "status-update":
+            status(body.get("status"))
+        elif kind == "artifact-update":
+            artifact = body.get("artifact") or {}
+            key = f"a:{artifact.get('artifactId', '')}"
+            parts = list(artifact.get("parts") or [])
+            responses[key] = responses.get(key, []) + parts if body.get("append") else parts
+    texts, thoughts = [], []
+    calls: list[tuple[str, str]] = []
+    results: list[tuple[str, str]] = []
+    for parts in responses.values():
+        texts.append("".join(p.get("text", "") for p in parts if not _thought(p)))
+        thoughts.append("".join(p.get("text", "") for p in parts if _thought(p)))
+        for part in parts:
+            data, part_type = part.get("data"), (part.get("metadata") or {}).get("type")
+            if isinstance(data, Mapping) and part_type == "function_call":
+                calls.append((str(data.get("name")), _canon(data.get("args"))))
+            elif isinstance(data, Mapping) and part_type == "function_response":
+                results.append((str(data.get("name")), _canon(data.get("response"))))
+    return View(
+        texts=_shown(texts),
+        thoughts=_shown(thoughts),
+        calls=tuple(calls),
+        results=tuple(results),
+        error=error,
+    )
+
+
+def _thought(part: Mapping[str, Any]) -> bool:
+    return (part.get("metadata") or {}).get("thought") is True

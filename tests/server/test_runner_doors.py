@@ -81,9 +81,10 @@ async def test_agui_and_a2a_refuse_the_same_overlong_identity() -> None:
         a2a = await client.post("/", json=_stream("hi"), headers=headers)
     message = "X-User-ID is longer than 255 characters"
     assert agui.status_code == 400 and agui.json() == {"error": message}
-    # The A2A stream answers with one SSE frame holding the JSON-RPC error.
-    error = json.loads(a2a.text.removeprefix("data: "))["error"]
-    assert error == {"code": -32602, "message": message}
+    # The HTTP edge refuses it before the stream starts: a JSON-RPC Invalid Request.
+    assert a2a.status_code == 400
+    error = a2a.json()["error"]
+    assert (error["code"], error["message"]) == (-32600, message)
 
 
 @pytest.mark.parametrize("door", ["agui", "a2a"])

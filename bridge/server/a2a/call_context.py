@@ -22,8 +22,10 @@ from starlette.requests import Request
 
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import A2A_VERSION_HEADER, TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST
-from trpc_bridge.server.identity import IdentityError, context_headers
-from trpc_bridge.server.runner import IncomingCall, caller_of
+from trpc_bridge.server.auth.errors import AuthError
+from trpc_bridge.server.auth.grpc_edge import CALL_PRINCIPAL
+from trpc_bridge.server.identity import a2a_principal, context_headers
+from trpc_bridge.server.runner import AgentRunner, IncomingCall
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class GrpcVersionContextBuilder(DefaultGrpcServerCallContextBuilder):
     def build(self, context: grpc.aio.ServicerContext) -> ServerCallContext:
         built = super().build(context)
         built.state[_DOOR] = Door(TRANSPORT_GRPC, self.version)
+        principal = CALL_PRINCIPAL.get()  # what the gRPC edge verified (identity.py)
+        if principal is not None:
+            built.state["auth"] = principal
         return built
 
 
@@ -103,12 +108,17 @@ def wire_version(context: ServerCallContext) -> WireVersion:
     return door(context).wire
 
 
-def a2a_caller(context: ServerCallContext) -> IncomingCall:
-    """The caller of an A2A call; an unusable identity is an invalid-params error."""
+def a2a_caller(context: ServerCallContext, runner: AgentRunner) -> IncomingCall:
+    """The caller of an A2A call, by ``runner``'s identity rule. The edges refuse bad
+    credentials before a call gets here; a call that passed no edge and cannot be
+    identified (``identity.unscreened``) is an invalid-params error."""
     entry = door(context)
     try:
-        return caller_of(
-            context_headers(context), transport=entry.transport, protocol_version=entry.wire
+        return runner.caller_of(
+            a2a_principal(context),
+            context_headers(context),
+            transport=entry.transport,
+            protocol_version=entry.wire,
         )
-    except IdentityError as exc:
-        raise InvalidParamsError(message=str(exc)) from None
+    except AuthError as exc:
+        raise InvalidParamsError(message=exc.message) from None

@@ -145,7 +145,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             raise InvalidParamsError(message="message must have at least one part")
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
-        caller = a2a_caller(context)
+        caller = a2a_caller(context, self.runner)
         resumed = None
         if message.task_id:
             resumed = await self.registry.resume(
@@ -328,7 +328,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -347,7 +347,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     # --- tasks ----------------------------------------------------------------------
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         history = params.history_length if params.HasField("history_length") else None
         live = self.registry.live(params.id, owner)
         if live is not None:
@@ -362,7 +362,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         return task
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
@@ -377,7 +377,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        return await self.registry.store.list(params, owner_context(a2a_caller(context).user_id))
+        return await self.registry.store.list(
+            params, owner_context(a2a_caller(context, self.runner).user_id)
+        )
 
     # --- not offered ----------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from a2a.utils.errors import (
 
 from trpc_bridge.server.a2a.call_context import a2a_caller
 from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import owner_context
 
@@ -35,6 +36,7 @@ class PushConfigRequests:
     """Mixed into the request handler, which provides :attr:`push` and :attr:`registry`."""
 
     push: PushDelivery | None
+    runner: AgentRunner
 
     @property
     def registry(self) -> TaskRegistry:
@@ -62,7 +64,7 @@ class PushConfigRequests:
 
     async def _owned(self, task_id: str, context: ServerCallContext) -> str:
         """The caller, once it is known to own ``task_id``."""
-        owner = a2a_caller(context).user_id
+        owner = a2a_caller(context, self.runner).user_id
         known = self.registry.live(task_id, owner) or await self.registry.stored(task_id, owner)
         if known is None:
             raise TaskNotFoundError(message=f"Task {task_id} not found")

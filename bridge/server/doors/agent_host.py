@@ -4,10 +4,10 @@ program in any language runs the served agent (a Python agent, a Go agent behind
 without speaking A2A (``protos/trpc_bridge/v1/agent.proto``).
 
 A thin door over :class:`~trpc_bridge.server.runner.AgentRunner`, like ``/agui``: the
-runner applies the identity rule (``x-user-id`` metadata; the request's ``user_id`` field
-is overwritten with it), attaches the caller's trace context and opens the SERVER span,
-turns an agent that raises into a ``run_error`` event, and closes the agent's iterator
-when the caller cancels the call or goes away.
+runner applies the identity rule (the principal the gRPC edge verified; the request's
+``user_id`` field is overwritten with it), attaches the caller's trace context and opens
+the SERVER span, turns an agent that raises into a ``run_error`` event, and closes the
+agent's iterator when the caller cancels the call or goes away.
 
 Bad input gets a precise status and the server keeps serving: an unusable identity or a
 request that violates the model is ``INVALID_ARGUMENT``. An event of the agent that the
@@ -30,8 +30,10 @@ from trpc_bridge.codecs.agent_proto import (
 )
 from trpc_bridge.events import AgentEvent, ErrorType
 from trpc_bridge.names import TRANSPORT_AGENT_HOST
-from trpc_bridge.server.identity import IdentityError, lower_headers
-from trpc_bridge.server.runner import AgentRunner, caller_of
+from trpc_bridge.server.auth.answers import answer
+from trpc_bridge.server.auth.errors import AuthError
+from trpc_bridge.server.identity import grpc_principal, lower_headers
+from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.v1 import agent_pb2 as pb
 from trpc_bridge.v1 import agent_pb2_grpc
 
@@ -48,11 +50,15 @@ class AgentHostDoor(agent_pb2_grpc.AgentHostServicer):
 
     async def Run(self, request: pb.AgentRequest, context: Any) -> AsyncIterator[pb.AgentEvent]:
         try:
-            caller = caller_of(
-                lower_headers(context.invocation_metadata()), transport=TRANSPORT_AGENT_HOST
+            caller = self._runner.caller_of(
+                grpc_principal(),
+                lower_headers(context.invocation_metadata()),
+                transport=TRANSPORT_AGENT_HOST,
             )
             agent_request = request_from_proto(request)
-        except (IdentityError, ProtoModelError) as exc:
+        except AuthError as exc:
+            await context.abort(answer(exc).grpc_code, exc.message)
+        except ProtoModelError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         agent_request.user_id = caller.user_id
         events = self._runner.run(agent_request, caller)

@@ -4,7 +4,8 @@ The body is an AG-UI ``RunAgentInput``, read as strict JSON like every door's
 (:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one;
 its last user message becomes the :class:`~trpc_bridge.events.AgentRequest` (``threadId``
 → context id, ``runId`` → invocation id). The caller's identity and trace context are
-resolved by the runner exactly as for A2A (``X-User-ID``, ``traceparent``), and the run
+resolved by the runner exactly as for A2A (the principal the HTTP edge verified, the
+``traceparent``), and the run
 gets its own SERVER ``invoke_agent`` span with its ``execute_tool`` spans. The answer is a
 Server-Sent Events stream written by ``ag_ui.encoder.EventEncoder`` from
 :class:`~trpc_bridge.codecs.agui.translator.AguiTranslator`.
@@ -37,8 +38,10 @@ from trpc_bridge.codecs.agui.translator import AguiTranslator
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.names import TRANSPORT_AGUI
-from trpc_bridge.server.identity import IdentityError, lower_headers
-from trpc_bridge.server.runner import AgentRunner, caller_of
+from trpc_bridge.server.auth.answers import answer
+from trpc_bridge.server.auth.errors import AuthError
+from trpc_bridge.server.identity import http_principal, lower_headers
+from trpc_bridge.server.runner import AgentRunner
 
 DEFAULT_PATH = "/agui"
 
@@ -57,9 +60,13 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
                 {"error": "invalid RunAgentInput", "detail": detail}, status_code=400
             )
         try:
-            caller = caller_of(lower_headers(request.headers.items()), transport=TRANSPORT_AGUI)
-        except IdentityError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            caller = runner.caller_of(
+                http_principal(request.scope),
+                lower_headers(request.headers.items()),
+                transport=TRANSPORT_AGUI,
+            )
+        except AuthError as exc:
+            return JSONResponse({"error": exc.message}, status_code=answer(exc).http_status)
         agent_request = request_from_run_input(run_input, user_id=caller.user_id)
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
         translator = AguiTranslator(

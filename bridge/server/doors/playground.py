@@ -53,6 +53,14 @@ def _static(name: str, media_type: str) -> Callable[[Request], Awaitable[Respons
     return serve
 
 
+def playground_paths(base_path: str = "") -> list[str]:
+    """The paths of the page and its assets: static, served without credentials (the
+    page's calls to ``/agui`` carry them)."""
+    base = base_path.rstrip("/")
+    paths = [f"{base}/", *(f"{base}/playground/{asset}" for asset in _ASSETS)]
+    return [*paths, base] if base else paths
+
+
 def playground_routes(base_path: str = "") -> list[BaseRoute]:
     """The page at ``<base_path>/`` and its two assets (GET and HEAD only)."""
     base = base_path.rstrip("/")

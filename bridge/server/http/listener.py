@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import ssl
 from collections.abc import AsyncIterator, Iterator
 
 import uvicorn
@@ -49,13 +50,14 @@ class HttpListener:
             self._socket.close()
             raise port_error(host, port, "HTTP", exc) from None
         self.port: int = self._socket.getsockname()[1]
+        self.scheme = "http"
         self._server: uvicorn.Server | None = None
         self._task: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
-        """``http://host:port`` (no trailing slash)."""
-        return f"http://{self.host}:{self.port}"
+        """``http[s]://host:port`` (no trailing slash)."""
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     async def start(
         self,
@@ -65,11 +67,15 @@ class HttpListener:
         header_timeout: float = Limits.header_timeout,
         keep_alive: int = Limits.keep_alive,
         max_connections: int = Limits.max_connections,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
         error instead of waiting for ever). A request head must arrive within
         ``header_timeout`` seconds, an idle connection is closed after ``keep_alive``,
-        and past ``max_connections`` open connections requests get HTTP 503."""
+        and past ``max_connections`` open connections requests get HTTP 503. ``tls``:
+        serve HTTPS with this context."""
+        if tls is not None:
+            self.scheme = "https"
         config = uvicorn.Config(
             app,
             log_level=log_level,
@@ -78,6 +84,7 @@ class HttpListener:
             http=head_deadline_protocol(header_timeout),
             timeout_keep_alive=keep_alive,
             limit_concurrency=max_connections,
+            ssl_context_factory=None if tls is None else (lambda _config, _default: tls),
         )
         self._server = (uvicorn.Server if self._signals else _NoSignals)(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))

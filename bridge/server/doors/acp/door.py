@@ -45,9 +45,10 @@ from trpc_bridge.codecs.e2a import (
 )
 from trpc_bridge.codecs.e2a.acp_schema import to_json, validated
 from trpc_bridge.events import AgentRequest
-from trpc_bridge.names import TRANSPORT_ACP, USER_ID_KEY, new_id
+from trpc_bridge.names import TRANSPORT_ACP, new_id
+from trpc_bridge.server.auth.trusted_header import header_principal
 from trpc_bridge.server.doors.acp.wire_log import E2AWireLog
-from trpc_bridge.server.runner import AgentRunner, IncomingCall, caller_of
+from trpc_bridge.server.runner import AgentRunner, IncomingCall
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,11 @@ class AcpDoor:
             raise RequestError.invalid_params({"details": "unknown sessionId"})
         if session.running is not None:
             raise RequestError.invalid_request({"details": "a prompt is already running"})
-        caller = caller_of(self._headers(envelope.acp_meta), transport=TRANSPORT_ACP)
+        # stdio: the caller is the local user who started the process (``--user``).
+        principal = header_principal(self._user_id)
+        caller = self._runner.caller_of(
+            principal, self._headers(envelope.acp_meta), transport=TRANSPORT_ACP
+        )
         encoder = E2AEventEncoder(ResponseSequencer(envelope))
         finals: list[E2AResponse] = []
         session.running = asyncio.create_task(self._pump(request, caller, encoder, finals))
@@ -165,10 +170,8 @@ class AcpDoor:
         return answer["result"]
 
     def _headers(self, meta: Mapping[str, Any]) -> dict[str, str]:
-        """The call as the runner reads it: identity, and the client's trace context."""
-        headers = {k: v for k in _TRACE_KEYS if isinstance(v := meta.get(k), str)}
-        headers[USER_ID_KEY] = self._user_id
-        return headers
+        """The client's trace context, as the runner reads it."""
+        return {k: v for k in _TRACE_KEYS if isinstance(v := meta.get(k), str)}
 
     async def _pump(
         self,
