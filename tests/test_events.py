@@ -12,8 +12,6 @@ from pydantic import ValidationError
 from trpc_bridge.events import (
     AgentEvent,
     AgentRequest,
-    ChatMessage,
-    Choice,
     ContentPart,
     ObjectType,
     Role,
