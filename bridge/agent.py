@@ -6,9 +6,12 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from trpc_bridge.events import AgentEvent, AgentRequest
+
+if TYPE_CHECKING:  # the codecs import this module's Skill
+    from trpc_bridge.codecs.encoding import RelayItem, RelayOffer
 
 log = logging.getLogger("trpc_bridge.agent")
 
@@ -33,6 +36,9 @@ class Agent(Protocol):
     Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
     ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
+    ``relay(request, offer)`` may return the run's frames as an upstream wrote them,
+    instead of events, when the upstream speaks the caller's wire and encoding (a proxy:
+    ``RemoteAgent.relay``); ``None`` when it cannot (:func:`relay_of`).
     """
 
     name: str
@@ -66,7 +72,18 @@ def tools_run_elsewhere(agent: Agent) -> bool:
     return bool(getattr(agent, "tools_run_elsewhere", False))
 
 
-async def close_events(events: AsyncIterator[AgentEvent]) -> None:
+def relay_of(
+    agent: Agent, request: AgentRequest, offer: RelayOffer
+) -> AsyncIterator[RelayItem] | None:
+    """``agent``'s frames for ``offer`` (see :class:`Agent`), or None: run it for events."""
+    relay = getattr(agent, "relay", None)
+    if relay is None:
+        return None
+    relayed: AsyncIterator[RelayItem] | None = relay(request, offer)
+    return relayed
+
+
+async def close_events(events: AsyncIterator[Any]) -> None:
     """Stop an agent's run: close its event iterator if it can be closed (async
     generators can; a plain iterator has nothing to stop)."""
     aclose = getattr(events, "aclose", None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, MutableMapping
 from contextlib import contextmanager
+from typing import TypeVar
 
 from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
@@ -33,6 +34,9 @@ from trpc_bridge.telemetry.spans import (
     tracing_enabled,
 )
 from trpc_bridge.telemetry.tools import ToolSpans
+
+#: An event, or what a relaying proxy yields (frames, or an event).
+Item = TypeVar("Item")
 
 #: ``ClientCallContext.state`` key holding the OTel context to propagate for that call.
 OTEL_CONTEXT_STATE_KEY = "trpc_bridge.otel_context"
@@ -159,7 +163,7 @@ def invoke_agent_span(
 
 
 def trace_remote_run(
-    events: AsyncIterator[AgentEvent],
+    events: AsyncIterator[Item],
     agent_name: str,
     request: AgentRequest,
     *,
@@ -167,8 +171,9 @@ def trace_remote_run(
     protocol_version: str = "",
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
-) -> AsyncIterator[AgentEvent]:
-    """A remote agent's event stream inside its ``invoke_agent`` CLIENT span.
+) -> AsyncIterator[Item]:
+    """A remote agent's event stream inside its ``invoke_agent`` CLIENT span (or a
+    relaying proxy's stream of frames: the events among them are observed).
 
     The one-line hook for a remote-agent client: wrap the generator that sends the
     request and decodes the answer. The span's context is current only while that
@@ -192,7 +197,7 @@ def trace_remote_run(
 
 
 async def _stepped(
-    events: AsyncIterator[AgentEvent],
+    events: AsyncIterator[Item],
     agent_name: str,
     request: AgentRequest,
     *,
@@ -200,7 +205,7 @@ async def _stepped(
     protocol_version: str,
     tracer_provider: trace.TracerProvider | None,
     record_content: bool | None,
-) -> AsyncGenerator[AgentEvent, None]:
+) -> AsyncGenerator[Item, None]:
     call = AgentCall(
         transport=transport,
         protocol_version=protocol_version,
@@ -224,7 +229,8 @@ async def _stepped(
                     return
                 finally:
                     otel_context.detach(token)
-                invocation.observe(event)
+                if isinstance(event, AgentEvent):
+                    invocation.observe(event)
                 yield event
         finally:
             token = otel_context.attach(invocation.context)

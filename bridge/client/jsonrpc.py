@@ -44,7 +44,7 @@ _METHODS = {
 }
 
 
-def _message_json(message: Message, version: str) -> dict[str, Any]:
+def message_json(message: Message, version: str) -> dict[str, Any]:
     if version == "0.3":
         return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
     as_dict: dict[str, Any] = MessageToDict(message)
@@ -65,7 +65,7 @@ def stream_result(data: str, method: str) -> Any:
         return _SKIPPED
     if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
         return envelope  # a bare result, without the JSON-RPC envelope
-    return _result(envelope, method)
+    return rpc_result(envelope, method)
 
 
 def _response_json(response: httpx.Response, method: str) -> Any:
@@ -76,7 +76,7 @@ def _response_json(response: httpx.Response, method: str) -> Any:
         raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
 
 
-def _result(envelope: Any, method: str) -> Any:
+def rpc_result(envelope: Any, method: str) -> Any:
     """The ``result`` of a JSON-RPC response, or :class:`RemoteCallError`."""
     if not isinstance(envelope, Mapping):
         raise RemoteCallError(f"{method}: response is not a JSON-RPC object")
@@ -121,12 +121,12 @@ class JsonRpcTransport:
             raise RemoteCallError(
                 f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
             ) from exc
-        return _result(_response_json(response, method), method)
+        return rpc_result(_response_json(response, method), method)
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
     ) -> Any:
-        params: dict[str, Any] = {"message": _message_json(message, self._endpoint.version)}
+        params: dict[str, Any] = {"message": message_json(message, self._endpoint.version)}
         if return_immediately:
             params["configuration"] = (
                 {"blocking": False}
@@ -142,7 +142,7 @@ class JsonRpcTransport:
         await self._call("cancel", {"id": task_id}, headers)
 
     def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
-        params = {"message": _message_json(message, self._endpoint.version)}
+        params = {"message": message_json(message, self._endpoint.version)}
         return self._stream("stream", params, headers)
 
     def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
@@ -171,7 +171,7 @@ class JsonRpcTransport:
                 # An error before the stream started comes back as plain JSON.
                 await response.aread()
                 envelope = _response_json(response, method)
-                yield _result(envelope, method)  # a server may answer with a single result
+                yield rpc_result(envelope, method)  # a server may answer with a single result
                 return
             async for event in read_events(response.aiter_lines()):
                 result = stream_result(event.data, method)

@@ -29,12 +29,19 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
 
-from trpc_bridge.agent import Agent, agent_failure_message, close_events, tools_run_elsewhere
-from trpc_bridge.codecs.encoding import StreamEncoding
+from trpc_bridge.agent import (
+    Agent,
+    agent_failure_message,
+    close_events,
+    relay_of,
+    tools_run_elsewhere,
+)
+from trpc_bridge.codecs.encoding import RelayItem, RelayOffer, StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
@@ -75,10 +82,12 @@ class _RunTimedOut(Exception):
     pass
 
 
-async def _next_event(
-    events: AsyncIterator[AgentEvent], deadline: float | None
-) -> AgentEvent | None:
-    """The agent's next event (None: it ended), awaited until ``deadline`` (loop time,
+#: What a run yields: the agent's events, or a relaying agent's frames.
+Item = TypeVar("Item", AgentEvent, RelayItem)
+
+
+async def _next_event(events: AsyncIterator[Item], deadline: float | None) -> Item | None:
+    """The agent's next item (None: it ended), awaited until ``deadline`` (loop time,
     for the whole run): past it the agent is cancelled and :class:`_RunTimedOut` raised.
     The deadline can only fire while the agent is awaited, never inside the consumer."""
     if deadline is None:  # no run timeout: no timeout scope per event (~3 µs each)
@@ -144,7 +153,7 @@ class AgentRunner:
             principal=principal,
         )
 
-    async def run(
+    def run(
         self,
         request: AgentRequest,
         caller: IncomingCall,
@@ -157,6 +166,19 @@ class AgentRunner:
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
         off), for a door that names the run's trace to its caller."""
+        return self._serve(lambda: self.agent.run(request), request, caller, task_id, on_span)
+
+    async def _serve(
+        self,
+        items: Callable[[], AsyncIterator[Item]],
+        request: AgentRequest,
+        caller: IncomingCall,
+        task_id: str,
+        on_span: Callable[[SpanContext], object] | None = None,
+    ) -> AsyncGenerator[Item, None]:
+        """What ``items()`` yields (the agent's events, or a relay's frames), the same
+        way for both: inside the SERVER span, under the run timeout, a failure as a
+        ``run_error`` event, closed when the run ends."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -177,12 +199,12 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
-            events = self.agent.run(request)
+            events = items()
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             try:
                 while (event := await _next_event(events, deadline)) is not None:
-                    if tools is not None:
+                    if tools is not None and isinstance(event, AgentEvent):
                         tools.observe(event)
                     yield event
             except Exception as exc:  # the agent failed or overran: a terminal run_error
@@ -216,8 +238,19 @@ class AgentRunner:
         caller: IncomingCall,
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
+        *,
+        relay: RelayOffer | None = None,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
-        ``tasks/*`` find it, its frames published through ``encoder``."""
+        ``tasks/*`` find it, its frames published through ``encoder`` — or, when the
+        agent takes the ``relay`` offer, as the agent makes them (a proxy that forwards
+        its upstream's frames), with ``encoder`` writing only what the run adds (a
+        failure, the end of a run the upstream left unfinished)."""
         self.tasks.add(live)
-        live.start(self.run(request, caller, task_id=live.task_id), encoder, on_end)
+        relayed = relay_of(self.agent, request, relay) if relay is not None else None
+        if relayed is None:
+            items = self.run(request, caller, task_id=live.task_id)
+            live.start(items, encoder, on_end)
+        else:
+            source = relayed
+            live.start(self._serve(lambda: source, request, caller, live.task_id), encoder, on_end)

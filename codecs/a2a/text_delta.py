@@ -51,6 +51,7 @@ class TextRun:
         "_template",
         "append",
         "artifact_id",
+        "artifact_metadata",
         "context_id",
         "continuation",
         "json03",
@@ -67,6 +68,7 @@ class TextRun:
         append: bool,
         metadata: Mapping[str, Any],
         part_metadata: Mapping[str, Any] | None = None,
+        artifact_metadata: bool = True,
     ) -> None:
         self.task_id = task_id
         self.context_id = context_id
@@ -78,6 +80,9 @@ class TextRun:
         self.metadata = metadata
         #: The text part's metadata: the thought keys of reasoning, ``None`` for answer.
         self.part_metadata = part_metadata or None
+        #: The artifact carries a copy of the metadata (trpc's own frames; a frame
+        #: relayed from a server that leaves it out does not).
+        self.artifact_metadata = artifact_metadata
         #: The run of the deltas that continue this one (``append``, the rest the same).
         self.continuation: TextRun = self if append else self._appended()
         #: What the 0.3 JSON writer keeps for this run (``json03.StreamWriter``).
@@ -86,7 +91,14 @@ class TextRun:
 
     def _appended(self) -> TextRun:
         run = TextRun.__new__(TextRun)
-        for name in ("task_id", "context_id", "artifact_id", "metadata", "part_metadata"):
+        for name in (
+            "task_id",
+            "context_id",
+            "artifact_id",
+            "metadata",
+            "part_metadata",
+            "artifact_metadata",
+        ):
             setattr(run, name, getattr(self, name))
         run.append = True
         run.continuation = run
@@ -101,18 +113,23 @@ class TextRun:
             and other.artifact_id == self.artifact_id
             and other.metadata == self.metadata
             and other.part_metadata == self.part_metadata
+            and other.artifact_metadata == self.artifact_metadata
             and other.task_id == self.task_id
             and other.context_id == self.context_id
         )
 
-    def frame(self, text: str) -> TaskArtifactUpdateEvent:
-        """The ``TaskArtifactUpdateEvent`` of a delta of this run: a copy of the run's
-        template with the text set (a third of the cost of building it)."""
+    def template(self) -> TaskArtifactUpdateEvent:
+        """A delta of this run without its text: read it, never change it."""
         template = self._template
         if template is None:
             template = self._template = self._build("")
+        return template
+
+    def frame(self, text: str) -> TaskArtifactUpdateEvent:
+        """The ``TaskArtifactUpdateEvent`` of a delta of this run: a copy of the run's
+        template with the text set (a third of the cost of building it)."""
         update = TaskArtifactUpdateEvent()
-        update.CopyFrom(template)
+        update.CopyFrom(self.template())
         update.artifact.parts[0].text = text
         return update
 
@@ -128,7 +145,8 @@ class TextRun:
         )
         if self.metadata:
             fill_struct(update.metadata, self.metadata)
-            update.artifact.metadata.CopyFrom(update.metadata)
+            if self.artifact_metadata:
+                update.artifact.metadata.CopyFrom(update.metadata)
         return update
 
 
@@ -169,19 +187,33 @@ class TextRuns:
         append: bool,
         metadata: Mapping[str, Any],
         part_metadata: Mapping[str, Any] | None,
+        *,
+        artifact_metadata: bool = True,
     ) -> TextRun:
         part = tuple(part_metadata.items()) if part_metadata else None
-        key = (artifact_id, tuple(metadata.items()), part)
+        key = (artifact_id, tuple(metadata.items()), part, artifact_metadata)
         try:
             run = self._runs.get(key)
         except TypeError:  # a dict in the metadata (a state delta): rare, not interned
             return TextRun(
-                self.task_id, self.context_id, artifact_id, append, metadata, part_metadata
+                self.task_id,
+                self.context_id,
+                artifact_id,
+                append,
+                metadata,
+                part_metadata,
+                artifact_metadata,
             )
         if run is None:
             if len(self._runs) >= _MAX_RUNS:
                 self._runs.clear()
             run = self._runs[key] = TextRun(
-                self.task_id, self.context_id, artifact_id, False, metadata, part_metadata
+                self.task_id,
+                self.context_id,
+                artifact_id,
+                False,
+                metadata,
+                part_metadata,
+                artifact_metadata,
             )
         return run.continuation if append else run

@@ -182,7 +182,7 @@ _message = st.builds(
     tool_id=st.sampled_from(["", "call_1"]),
     content_parts=st.lists(st.builds(ContentPart, type=st.just("file"), url=_text), max_size=1),
 )
-_event = st.builds(
+agent_events = st.builds(
     AgentEvent,
     id=st.sampled_from(["", "r1", "r2"]),
     object=st.sampled_from(
@@ -209,7 +209,9 @@ _event = st.builds(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_event, max_size=8), st.booleans(), st.booleans(), st.sampled_from(WireVersion))
+@given(
+    st.lists(agent_events, max_size=8), st.booleans(), st.booleans(), st.sampled_from(WireVersion)
+)
 def test_generated_streams_are_the_same(
     events: list[AgentEvent], adk: bool, structured: bool, wire: WireVersion
 ) -> None:

@@ -251,7 +251,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     ) -> LiveTask:
         """Start the run as a stream into its live task (stored when it ends);
         ``subscriber``, when given, sees it from the first frame."""
-        encoder = stream_encoding(
+        encoder, relay = stream_encoding(
             self.options.negotiation, call.encoding_request, self._target(task_id, call)
         )
         live = self._live(task_id, call)
@@ -270,7 +270,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
                 live.unsubscribe(subscriber)
             self.registry.release(live)
             raise
-        self.runner.start(live, call.request, call.caller, encoder, self.registry.finish)
+        self.runner.start(
+            live, call.request, call.caller, encoder, self.registry.finish, relay=relay
+        )
         return live
 
     async def _wait(self, live: LiveTask) -> None:

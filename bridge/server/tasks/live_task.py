@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
+from trpc_bridge.codecs.encoding import RelayItem, StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc.encode import task_status
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.tasks.interruption import interrupted_status
@@ -92,6 +92,8 @@ class LiveTask:
         #: The run's final frame is being stored: a cancel can no longer change it.
         self.ending = False
         self._interrupted: str | None = None
+        #: A frame that ends the run has been published.
+        self._ended = False
 
     @classmethod
     def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
@@ -119,17 +121,18 @@ class LiveTask:
 
     def start(
         self,
-        events: AsyncGenerator[AgentEvent, None],
+        events: AsyncGenerator[RelayItem, None],
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
     ) -> None:
         """Drive ``events`` through ``encoder`` in a background task, publishing every
-        frame; ``on_end`` runs once the producer has finished, however it finished."""
+        frame (a relaying agent's frames as they come); ``on_end`` runs once the
+        producer has finished, however it finished."""
         self._producer = asyncio.create_task(self._produce(events, encoder, on_end))
 
     async def _produce(
         self,
-        events: AsyncGenerator[AgentEvent, None],
+        events: AsyncGenerator[RelayItem, None],
         encoder: StreamEncoding,
         on_end: OnEnd | None,
     ) -> None:
@@ -138,14 +141,15 @@ class LiveTask:
                 async with contextlib.aclosing(events):
                     since_yield = 0
                     async for event in events:
-                        for frame in encoder.encode(event):
+                        frames = encoder.encode(event) if isinstance(event, AgentEvent) else event
+                        for frame in frames:
                             # The edge of the text deltas a door asked for: they never
                             # end a run (no settling) and go on as they are.
                             if type(frame) is TextDelta:
                                 self.publish_text(frame)
                             else:
                                 await self._emit(frame)  # type: ignore[arg-type]
-                        if encoder.done:
+                        if encoder.done or self._ended:
                             break
                         since_yield += 1
                         if since_yield == YIELD_EVERY:
@@ -153,8 +157,9 @@ class LiveTask:
                             # run before any writer (or other request) gets the loop.
                             since_yield = 0
                             await asyncio.sleep(0)
-                for frame in encoder.close():
-                    await self._emit(frame)
+                if not self._ended:  # a relayed run has published its end itself
+                    for frame in encoder.close():
+                        await self._emit(frame)
             except asyncio.CancelledError:  # tasks/cancel, the only listener left, shutdown
                 if self._interrupted is not None:
                     cut = interrupted_status(self.task_id, self.context_id, self._interrupted)
@@ -172,7 +177,11 @@ class LiveTask:
             await asyncio.shield(self._producer)
 
     async def _emit(self, frame: StreamFrame) -> None:
-        if self.settle is None or self.settled or not ends_run(frame):
+        if not ends_run(frame):
+            self.publish(frame)
+            return
+        self._ended = True
+        if self.settle is None or self.settled:
             self.publish(frame)
             return
         self.ending = True

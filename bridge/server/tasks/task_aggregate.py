@@ -80,6 +80,15 @@ class _ArtifactAcc:
             else:
                 self.parts.append(_TextRun([part.text], part.metadata))
 
+    def replace_text(self, delta: TextDelta) -> None:
+        """:meth:`replace` by ``delta.to_proto()``, without building it (the run's
+        template's Structs are shared: they are only ever copied from)."""
+        template = delta.run.template()
+        self.metadata = template.artifact.metadata
+        source = delta.run.part_metadata
+        part = template.artifact.parts[0].metadata
+        self.parts = [_TextRun([delta.text], part, source, from_delta=True)]
+
     def extend_text(self, delta: TextDelta) -> None:
         """:meth:`extend` by ``delta.to_proto()``, without building it."""
         last = self.parts[-1] if self.parts else None
@@ -148,11 +157,17 @@ class TaskAggregate:
         """:meth:`apply` of ``delta.to_proto()``: the text joins its artifact's last text
         run without the protobuf being built (but for an artifact's first chunk)."""
         run = delta.run
-        acc = self._artifacts.get(run.artifact_id) if run.append else None
-        if acc is not None:
+        if not run.artifact_id:  # its own anonymous artifact: as the protobuf
+            self._apply_artifact(delta.to_proto())
+            return
+        acc = self._artifacts.get(run.artifact_id)
+        if acc is None:
+            acc = self._artifacts[run.artifact_id] = _ArtifactAcc(run.artifact_id)
+            acc.replace_text(delta)
+        elif run.append:
             acc.extend_text(delta)
         else:
-            self._apply_artifact(delta.to_proto())
+            acc.replace_text(delta)
 
     def apply(self, frame: StreamFrame) -> None:
         if isinstance(frame, TaskArtifactUpdateEvent):

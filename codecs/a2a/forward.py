@@ -1,0 +1,228 @@
+"""An upstream's A2A 0.3 stream frames as the frames of a task of this server, for a
+proxy whose caller speaks the upstream's wire and encoding (``docs/wire-spec.md`` §4.5).
+
+Each frame keeps what the upstream's server wrote and changes only what must change: the
+task and context ids become this server's (the JSON-RPC id is the caller's, written by
+the door). Nothing is decoded to agent events and encoded again:
+
+- a streamed text delta (an artifact update of one text part, with string, bool, number
+  or null metadata) becomes a :class:`~trpc_bridge.codecs.a2a.text_delta.TextDelta` of a
+  run interned here, as the stream encoder makes them: a door that asked for text deltas
+  writes it from its run's bytes, the others get its protobuf;
+- every other frame becomes its protobuf through a2a-sdk's 0.3 models (a Task frame:
+  its status and one artifact update per artifact); ``"parts": null`` (Go's empty
+  list) is an empty list, and a part of a kind A2A 0.3 does not have is left out (as
+  the decoder leaves it out: no frame can carry it);
+- the upstream's ``submitted`` status is left out: this server published its own when
+  it accepted the task.
+
+A frame that is not a 0.3 stream result raises :class:`~trpc_bridge.codecs.errors.CodecError`
+(the caller skips it, as trpc's client skips frames it cannot read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from a2a.compat.v0_3 import types as types_v03
+from a2a.compat.v0_3.conversions import (
+    to_core_message,
+    to_core_task,
+    to_core_task_artifact_update_event,
+    to_core_task_status_update_event,
+)
+from a2a.types import TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+
+from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
+from trpc_bridge.codecs.encoding import RunFrame, StreamFrame
+from trpc_bridge.codecs.errors import CodecError
+
+#: States after which the upstream's run produces nothing more (0.3 spelling).
+ENDING_STATES = frozenset(
+    {"completed", "canceled", "failed", "rejected", "input-required", "auth-required"}
+)
+_DELTA_KEYS = frozenset(
+    {"append", "artifact", "contextId", "kind", "lastChunk", "metadata", "taskId"}
+)
+_ARTIFACT_KEYS = frozenset({"artifactId", "parts", "metadata"})
+_PART_KEYS = frozenset({"kind", "text", "metadata"})
+#: Metadata values a text delta's run keeps as they are (nested values take the general
+#: path, which bounds their depth).
+_SCALARS = (str, bool, int, float, type(None))
+T = TypeVar("T")
+
+
+def _scalars(metadata: Any) -> bool:
+    """A non-empty mapping of scalars (an empty one is written as ``{}``: general path)."""
+    return (
+        type(metadata) is dict
+        and bool(metadata)
+        and all(isinstance(v, _SCALARS) for v in metadata.values())
+    )
+
+
+_PART_KINDS = frozenset({"text", "data", "file"})
+
+
+def _lists(holder: Any, key: str) -> None:
+    """Go writes an empty list as ``null``: a2a-sdk's 0.3 models want the list; parts
+    of an unknown kind are left out."""
+    if not isinstance(holder, dict) or key not in holder:
+        return
+    parts = holder[key]
+    if parts is None:
+        holder[key] = []
+    elif isinstance(parts, list):
+        holder[key] = [p for p in parts if not isinstance(p, dict) or p.get("kind") in _PART_KINDS]
+
+
+class Forwarder:
+    """One upstream stream's frames as frames of ``task_id`` in ``context_id`` (keep one
+    per stream)."""
+
+    def __init__(self, task_id: str, context_id: str) -> None:
+        self.task_id = task_id
+        self.context_id = context_id
+        self._runs = TextRuns(task_id, context_id)
+        #: The upstream's own task id (to cancel it), once a frame has named it.
+        self.upstream_task_id = ""
+        #: The upstream's last task state (0.3 spelling).
+        self.state = ""
+        #: A frame ended the run (a terminal or interrupted state).
+        self.ended = False
+
+    def frames(self, result: Any) -> list[RunFrame]:
+        if type(result) is not dict:
+            raise CodecError("stream result is not an object")
+        if not self.upstream_task_id:
+            upstream = result.get("taskId") or result.get("id")
+            self.upstream_task_id = upstream if isinstance(upstream, str) else ""
+        kind = result.get("kind")
+        if kind == "artifact-update":
+            delta = self._delta(result)
+            return [delta] if delta is not None else [self._artifact(result)]
+        if kind == "status-update":
+            return self._status(result)
+        if kind == "message":
+            return [self._message(result)]
+        if kind == "task":
+            return self._task(result)
+        raise CodecError(f"unknown stream result kind {kind!r}")
+
+    def _delta(self, result: dict[str, Any]) -> TextDelta | None:
+        """The hot shape, or None (then the general path)."""
+        artifact = result.get("artifact")
+        if result.get("lastChunk") or type(artifact) is not dict:
+            return None
+        parts = artifact.get("parts")
+        if type(parts) is not list or len(parts) != 1:
+            return None
+        part = parts[0]
+        if type(part) is not dict or part.get("kind") != "text":
+            return None
+        text = part.get("text")
+        artifact_id = artifact.get("artifactId")
+        if type(text) is not str or type(artifact_id) is not str:
+            return None
+        if not (
+            result.keys() <= _DELTA_KEYS
+            and artifact.keys() <= _ARTIFACT_KEYS
+            and part.keys() <= _PART_KEYS
+        ):
+            return None
+        metadata = result.get("metadata")
+        artifact_metadata = artifact.get("metadata")
+        part_metadata = part.get("metadata")
+        if not _scalars(metadata) or artifact_metadata not in (None, metadata):
+            return None
+        if part_metadata is not None and not _scalars(part_metadata):
+            return None
+        run = self._runs.run(
+            artifact_id,
+            result.get("append") is True,
+            metadata,  # type: ignore[arg-type]  # a dict: _scalars checked it
+            part_metadata,
+            artifact_metadata=artifact_metadata is not None,
+        )
+        return TextDelta(run, text)
+
+    def _ids(self, frame: dict[str, Any]) -> dict[str, Any]:
+        frame["taskId"] = self.task_id
+        frame["contextId"] = self.context_id
+        return frame
+
+    def _message_ids(self, message: Any) -> None:
+        if isinstance(message, dict):
+            _lists(message, "parts")
+            if message.get("taskId"):
+                message["taskId"] = self.task_id
+            if message.get("contextId"):
+                message["contextId"] = self.context_id
+
+    def _artifact(self, result: dict[str, Any]) -> TaskArtifactUpdateEvent:
+        _lists(result.get("artifact"), "parts")
+        return _converted(
+            to_core_task_artifact_update_event,
+            types_v03.TaskArtifactUpdateEvent,
+            self._ids(result),
+        )
+
+    def _status(self, result: dict[str, Any]) -> list[RunFrame]:
+        status = result.get("status")
+        state = status.get("state") if isinstance(status, dict) else None
+        if isinstance(status, dict):
+            self._message_ids(status.get("message"))
+        if state == "submitted" and not (isinstance(status, dict) and status.get("message")):
+            self.state = state
+            return []  # this server's own submitted status went out when it accepted
+        frame = _converted(
+            to_core_task_status_update_event,
+            types_v03.TaskStatusUpdateEvent,
+            self._ids(result),
+        )
+        self._note_state(state)
+        return [frame]
+
+    def _note_state(self, state: Any) -> None:
+        if isinstance(state, str):
+            self.state = state
+            self.ended = self.ended or state in ENDING_STATES
+
+    def _message(self, result: dict[str, Any]) -> StreamFrame:
+        self._message_ids(result)
+        return _converted(to_core_message, types_v03.Message, result)
+
+    def _task(self, result: dict[str, Any]) -> list[RunFrame]:
+        """A Task frame: its status, then each artifact as an update (the history is
+        the conversation the caller already has)."""
+        result["id"] = self.task_id
+        result["contextId"] = self.context_id
+        result.pop("history", None)
+        for artifact in result.get("artifacts") or ():
+            _lists(artifact, "parts")
+        status = result.get("status")
+        if isinstance(status, dict):
+            self._message_ids(status.get("message"))
+        task = _converted(to_core_task, types_v03.Task, result)
+        frames: list[RunFrame] = [
+            TaskArtifactUpdateEvent(
+                task_id=self.task_id, context_id=self.context_id, artifact=artifact
+            )
+            for artifact in task.artifacts
+        ]
+        update = TaskStatusUpdateEvent(
+            task_id=self.task_id, context_id=self.context_id, status=task.status
+        )
+        if task.metadata:
+            update.metadata.CopyFrom(task.metadata)
+        self._note_state(status.get("state") if isinstance(status, dict) else None)
+        return [*frames, update]
+
+
+def _converted(convert: Callable[[Any], T], model: type[Any], document: Mapping[str, Any]) -> T:
+    """``document`` validated as a2a-sdk's 0.3 ``model`` and converted to protobuf."""
+    try:
+        return convert(model.model_validate(document))
+    except Exception as exc:  # pydantic's ValidationError, protobuf's limits
+        raise CodecError(f"unreadable {model.__name__}: {type(exc).__name__}") from None
