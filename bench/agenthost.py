@@ -93,6 +93,7 @@ def sidecar() -> Iterator[tuple[str, int]]:
     and pid."""
     cli = Path(sys.executable).parent / "trpc-bridge"
     cmd = [str(cli), "serve", "--agent", "agenthost:mix_agent", "--port", "0", "--grpc-port", "0"]
+    cmd.append("--no-trace-view")  # untraced, as before the span buffer's loopback default
     proc = subprocess.Popen(cmd, cwd=HERE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -33,7 +33,7 @@ from _rawhttp import exchange, request_bytes
 from peers import Process, build_gopeer, go_available, go_server
 from vs_go import body
 
-SERVE = ["serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1", "--agent"]
+SERVE = ["serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1", "--no-trace-view"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ def server(case: Case, out: Path) -> Iterator[Process]:
         if case.side == "proxy":
             go = stack.enter_context(go_server(case.scenario, extra=["--blocking-send"]))
             args = ["proxy", "--upstream", go.url, "--host", "127.0.0.1", "--port", "0"]
-            args += ["--grpc-port", "-1"]
+            args += ["--grpc-port", "-1", "--no-trace-view"]
         else:
-            args = [*SERVE, f"trpc_bridge.agents.scenarios:{case.scenario}"]
+            args = [*SERVE, "--agent", f"trpc_bridge.agents.scenarios:{case.scenario}"]
         yield stack.enter_context(_callgrind.bridge(out, args))
 
 

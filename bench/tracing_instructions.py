@@ -43,7 +43,7 @@ async def per_request(traced: bool, sink: OtlpSink, work: Path) -> tuple[float, 
         else {}
     )
     args = ["serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1"]
-    args += ["--agent", "trpc_bridge.agents.scenarios:text"]
+    args += ["--agent", "trpc_bridge.agents.scenarios:text", "--no-trace-view"]
     headers = {"traceparent": TRACEPARENT}
     with _callgrind.bridge(out, args, env) as server:
         for index in range(WARM_UP):

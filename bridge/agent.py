@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -36,9 +36,12 @@ class Agent(Protocol):
     Optional: ``tools_run_elsewhere = True`` says the tool calls in the agent's events
     ran in another process (a :class:`~trpc_bridge.client.RemoteAgent`), which records
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
-    ``relay(request, offer)`` may return the run's frames as an upstream wrote them,
-    instead of events, when the upstream speaks the caller's wire and encoding (a proxy:
-    ``RemoteAgent.relay``); ``None`` when it cannot (:func:`relay_of`).
+    ``forwards_caller_token = True`` asks for the caller's bearer token in
+    ``AgentRequest.caller_token`` (a proxy that forwards it upstream); no other agent
+    gets it (:func:`forwards_caller_token`). ``relays(offer)`` and
+    ``relay(request, offer)``: the agent can hand over the run's frames as an upstream
+    wrote them, instead of events, when the upstream speaks the caller's wire and
+    encoding (a proxy: ``RemoteAgent.relay``; :func:`relay_of`).
     """
 
     name: str
@@ -72,15 +75,21 @@ def tools_run_elsewhere(agent: Agent) -> bool:
     return bool(getattr(agent, "tools_run_elsewhere", False))
 
 
+def forwards_caller_token(agent: Agent) -> bool:
+    """Whether ``agent`` is given the caller's bearer token (see :class:`Agent`)."""
+    return bool(getattr(agent, "forwards_caller_token", False))
+
+
 def relay_of(
-    agent: Agent, request: AgentRequest, offer: RelayOffer
-) -> AsyncIterator[RelayItem] | None:
-    """``agent``'s frames for ``offer`` (see :class:`Agent`), or None: run it for events."""
-    relay = getattr(agent, "relay", None)
-    if relay is None:
+    agent: Agent, offer: RelayOffer
+) -> Callable[[AgentRequest], AsyncIterator[RelayItem]] | None:
+    """How ``agent`` relays a run for ``offer`` (see :class:`Agent`), or None: it runs
+    for events."""
+    relays = getattr(agent, "relays", None)
+    if relays is None or not relays(offer):
         return None
-    relayed: AsyncIterator[RelayItem] | None = relay(request, offer)
-    return relayed
+    relay: Callable[[AgentRequest, RelayOffer], AsyncIterator[RelayItem]] = agent.relay  # type: ignore[attr-defined]
+    return lambda request: relay(request, offer)
 
 
 async def close_events(events: AsyncIterator[Any]) -> None:

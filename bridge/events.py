@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
 from trpc_bridge.names import new_hex_id
 
@@ -215,6 +215,16 @@ class Choice(EventModel):
 
 
 @dataclass(slots=True, kw_only=True)
+class Usage(EventModel):
+    """``model.Usage``: the tokens one LLM response used, when the agent reports them
+    (read by the bridge's metrics, ``gen_ai.client.token.usage``; not sent on the wire)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+@dataclass(slots=True, kw_only=True)
 class ResponseError(EventModel):
     type: str = ErrorType.FLOW
     message: str = ""
@@ -249,6 +259,7 @@ class AgentEvent(EventModel):
     timestamp: float = field(default_factory=_now)
     #: ``object == TASK_STATUS`` only: a :class:`TaskStateName`.
     task_state: TaskStateLiteral = ""
+    usage: Usage | None = None
 
     # --- queries --------------------------------------------------------------------
 
@@ -451,3 +462,7 @@ class AgentRequest(BaseModel):
     interaction_spec_version: str | None = None
     #: The request message's metadata, verbatim: trpc's RuntimeState.
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: The caller's bearer token, for an agent that forwards it upstream (a proxy): set by
+    #: the server only for agents that ask (``forwards_caller_token``, ``agent.py``).
+    #: Never serialised, masked in ``repr``.
+    caller_token: SecretStr | None = Field(default=None, exclude=True, repr=False)

@@ -66,7 +66,8 @@ def parse_json(body: bytes | str) -> Any:
         raise BodyError("JSON nested too deeply to parse", syntax=True) from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise BodyError(f"invalid JSON: {exc.msg} at {where}", syntax=True) from None
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
+        raise BodyError(f"invalid JSON: {what} at {where}", syntax=True) from None
     except ValueError:  # the hooks above, or a number past Python's 4,300 digits
         raise BodyError(
             "invalid JSON: NaN, Infinity or a number out of range", syntax=True
@@ -109,14 +110,17 @@ def _walk(value: Any, depth: int) -> None:
 
 def dotted_path(path: list[str | int]) -> str:
     """``['params', 'message', 'parts', 0]`` → ``params.message.parts[0]`` (a very deep
-    path shortened with ``…``)."""
+    path, or a very long key, shortened with ``…``: keys are the client's to choose)."""
     out = ""
     for step in path[:_PATH_STEPS]:
+        if isinstance(step, str) and len(step) > _KEY_SHOWN:
+            step = step[: _KEY_SHOWN - 1] + "…"
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
     return out + ("…" if len(path) > _PATH_STEPS else "")
 
 
 _PATH_STEPS = 8
+_KEY_SHOWN = 40
 
 
 def check_json(document: Any) -> None:

@@ -1,6 +1,6 @@
 """Names every transport of the bridge shares, defined once: the identity header, the
-agent card paths, the A2A version header, the transport names, and how the bridge mints
-the ids it needs.
+agent card paths, the A2A version header, the transport names, how the bridge mints
+the ids it needs, and how it quotes an id a client sent.
 
 The identity header is trpc-agent-go's default (``WithUserIDHeader``); gRPC carries the
 same name, lower-cased, as metadata. Both card paths are served, and read in this order,
@@ -58,3 +58,16 @@ def new_hex_id() -> str:
 def new_response_id() -> str:
     """A response id shaped like trpc's / OpenAI's (``chatcmpl-`` and 24 hex digits)."""
     return f"chatcmpl-{os.urandom(12).hex()}"
+
+
+#: Characters of a client's id quoted back in an error (ids the bridge mints are shorter).
+ID_SHOWN = 80
+
+
+def shown_id(value: str) -> str:
+    """A client's id as an error message quotes it: whole when short, else its start and
+    how long it was (a 1 MB id must not come back whole: gRPC carries the message in a
+    header, which it would overflow)."""
+    if len(value) <= ID_SHOWN:
+        return value
+    return f"{value[:ID_SHOWN]}… ({len(value)} characters)"

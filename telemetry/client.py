@@ -20,9 +20,11 @@ from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
+from opentelemetry.metrics import MeterProvider
 
 from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.telemetry.metrics import ClientCallMeter, metrics_for
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
     AgentCall,
@@ -35,11 +37,11 @@ from trpc_bridge.telemetry.spans import (
 )
 from trpc_bridge.telemetry.tools import ToolSpans
 
-#: An event, or what a relaying proxy yields (frames, or an event).
-Item = TypeVar("Item")
-
 #: ``ClientCallContext.state`` key holding the OTel context to propagate for that call.
 OTEL_CONTEXT_STATE_KEY = "trpc_bridge.otel_context"
+
+#: An event, or what a relaying proxy yields (frames, or an event).
+Item = TypeVar("Item")
 
 
 def inject_headers(
@@ -171,18 +173,26 @@ def trace_remote_run(
     protocol_version: str = "",
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
+    meter_provider: MeterProvider | None = None,
 ) -> AsyncIterator[Item]:
-    """A remote agent's event stream inside its ``invoke_agent`` CLIENT span (or a
-    relaying proxy's stream of frames: the events among them are observed).
+    """A remote agent's event stream inside its ``invoke_agent`` CLIENT span, timed as
+    ``gen_ai.client.operation.duration`` when metrics are on (or a relaying proxy's
+    stream of frames: the events among them are observed).
 
     The one-line hook for a remote-agent client: wrap the generator that sends the
     request and decodes the answer. The span's context is current only while that
     generator runs (one step at a time), so code in it that injects the *current*
     context (:func:`inject_headers`) propagates this span, and the consumer between
     events is left untouched. A terminal error event marks the span failed; the remote
-    agent's tool calls are the remote process's spans, not this one's. With tracing off
-    ``events`` comes back as is.
+    agent's tool calls are the remote process's spans, not this one's. With tracing and
+    metrics off ``events`` comes back as is.
     """
+    metrics = metrics_for(meter_provider)
+    if metrics is not None:
+        call = metrics.client_call(
+            agent_name, transport=transport, protocol_version=protocol_version
+        )
+        events = _metered(events, call)
     if not tracing_enabled(tracer_provider):
         return events
     return _stepped(
@@ -238,3 +248,16 @@ async def _stepped(
                 await close_events(events)  # e.g. the remote cancel, still inside the span
             finally:
                 otel_context.detach(token)
+
+
+async def _metered(
+    events: AsyncIterator[Item], call: ClientCallMeter
+) -> AsyncGenerator[Item, None]:
+    try:
+        async for event in events:
+            if isinstance(event, AgentEvent):
+                call.observe(event)
+            yield event
+    finally:
+        call.end()
+        await close_events(events)

@@ -17,7 +17,8 @@ from opentelemetry import propagate, trace
 from trpc_bridge.telemetry.trace_context import W3C_PROPAGATOR
 
 if TYPE_CHECKING:
-    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 DEFAULT_SERVICE_NAME = "trpc-bridge"
 
@@ -36,16 +37,32 @@ def set_w3c_propagator() -> None:
     propagate.set_global_textmap(W3C_PROPAGATOR)
 
 
-def exporter_names() -> list[str]:
-    """``OTEL_TRACES_EXPORTER`` as a list; unset means ``otlp`` if an endpoint is set."""
-    configured = os.environ.get("OTEL_TRACES_EXPORTER", "").strip()
+def service_resource(service_name: str | None = None) -> Resource:
+    """The process's resource: ``service_name`` wins over ``OTEL_SERVICE_NAME``, which wins
+    over ``trpc-bridge`` (the SDK reads the variable and ``OTEL_RESOURCE_ATTRIBUTES``)."""
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+
+    attributes = {}
+    if service_name or not os.environ.get("OTEL_SERVICE_NAME"):
+        attributes[SERVICE_NAME] = service_name or DEFAULT_SERVICE_NAME
+    return Resource.create(attributes)
+
+
+def exporter_names(signal: str = "traces") -> list[str]:
+    """``OTEL_<SIGNAL>_EXPORTER`` as a list; unset means ``otlp`` if an endpoint is set
+    (``OTEL_EXPORTER_OTLP_ENDPOINT`` or the signal's own)."""
+    configured = os.environ.get(f"OTEL_{signal.upper()}_EXPORTER", "").strip()
     if not configured:
         endpoint_set = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get(
-            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+            f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT"
         )
         return ["otlp"] if endpoint_set else []
     names = [name.strip().lower() for name in configured.split(",") if name.strip()]
     return [name for name in names if name != "none"]
+
+
+def sdk_disabled() -> bool:
+    return os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
 
 
 def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
@@ -58,15 +75,14 @@ def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
     set_w3c_propagator()
     if _installed is not None:
         return _installed
-    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    if sdk_disabled():
         return None
     names = exporter_names()
     if not names:
         return None
 
     # The SDK is imported only when tracing is on: off must not pay for it.
-    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
-    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import (
         BatchSpanProcessor,
         ConsoleSpanExporter,
@@ -90,12 +106,26 @@ def setup_tracing(service_name: str | None = None) -> TracerProvider | None:
     if not processors:
         return None
 
-    attributes = {}
-    if service_name or not os.environ.get("OTEL_SERVICE_NAME"):
-        attributes[SERVICE_NAME] = service_name or DEFAULT_SERVICE_NAME
-    provider = TracerProvider(resource=Resource.create(attributes))
+    provider = TracerProvider(resource=service_resource(service_name))
     for processor in processors:
         provider.add_span_processor(processor)
     trace.set_tracer_provider(provider)
     _installed = provider
     return provider
+
+
+def add_span_processor(processor: SpanProcessor) -> TracerProvider | None:
+    """Also send every span to ``processor`` (the playground's span buffer), installing a
+    tracer provider for it when tracing is otherwise off; ``None`` (nothing added) with
+    ``OTEL_SDK_DISABLED=true``."""
+    global _installed
+    if sdk_disabled():
+        return None
+    if _installed is None:
+        from opentelemetry.sdk.trace import TracerProvider
+
+        set_w3c_propagator()
+        _installed = TracerProvider(resource=service_resource())
+        trace.set_tracer_provider(_installed)
+    _installed.add_span_processor(processor)
+    return _installed

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import json
 import os
+import traceback
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -19,6 +20,8 @@ from opentelemetry.semconv._incubating.attributes import enduser_attributes as e
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.util.types import AttributeValue
+
+from trpc_bridge import redaction
 
 #: Instrumentation scope of every span this package opens.
 TRACER_NAME = "trpc_bridge"
@@ -120,7 +123,9 @@ def invoke_agent_attributes(
         if call.user_id:
             attributes[enduser.ENDUSER_ID] = call.user_id
         if call.input_text:
-            attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(call.input_text)
+            # The caller's own text, with what the redaction policy masks (a pasted key).
+            text = redaction.current().text(call.input_text)
+            attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = input_messages_json(text)
     return attributes
 
 
@@ -131,10 +136,16 @@ def input_messages_json(text: str) -> str:
 
 
 def record_failure(span: trace.Span, exc: BaseException) -> None:
-    """Mark ``span`` failed by ``exc`` (``error.type`` = the exception's class name)."""
-    span.record_exception(exc)
+    """Mark ``span`` failed by ``exc`` (``error.type`` = the exception's class name); its
+    message and stack trace pass the redaction policy first."""
+    policy = redaction.current()
+    message = policy.text(str(exc))
+    stacktrace = policy.text("".join(traceback.format_exception(exc)))
+    span.record_exception(
+        exc, attributes={"exception.message": message, "exception.stacktrace": stacktrace}
+    )
     span.set_attribute(error_attributes.ERROR_TYPE, type(exc).__qualname__)
-    span.set_status(trace.StatusCode.ERROR, str(exc))
+    span.set_status(trace.StatusCode.ERROR, message)
 
 
 def annotate_current_span(*, task_id: str = "", conversation_id: str = "") -> None:

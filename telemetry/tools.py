@@ -19,6 +19,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.util.types import AttributeValue
 
+from trpc_bridge import redaction
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.telemetry.spans import (
     OP_EXECUTE_TOOL,
@@ -83,7 +84,7 @@ class ToolSpans:
             gen_ai.GEN_AI_TOOL_CALL_ID: call_id,
         }
         if self._record_content:
-            attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = arguments
+            attributes[gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS] = redaction.current().text(arguments)
         # Looked up per tool call (cached), not per run: most runs make none.
         span = get_tracer(self._provider).start_span(
             f"{OP_EXECUTE_TOOL} {name}", context=self._parent, attributes=attributes
@@ -98,5 +99,5 @@ class ToolSpans:
         if span is None:
             return
         if self._record_content:
-            span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, result)
+            span.set_attribute(gen_ai.GEN_AI_TOOL_CALL_RESULT, redaction.current().text(result))
         span.end()

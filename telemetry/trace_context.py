@@ -1,7 +1,8 @@
 """The caller's W3C trace context, read from request headers (or gRPC metadata).
 
 :data:`W3C_PROPAGATOR` is the propagator the bridge installs (``traceparent`` /
-``tracestate`` plus ``baggage``: what trpc-agent-go reads and writes). :func:`extract`
+``tracestate`` plus ``baggage``: what trpc-agent-go reads and writes; ``traceparent``
+written in its level 1 form, :class:`Level1TraceContext`). :func:`extract`
 is ``propagate.extract`` with one shortcut: while that propagator is the global one, a
 carrier holding only a well-formed ``traceparent`` in its canonical form (55 characters,
 lower-case hex; no ``tracestate``, no ``baggage``) is read here, by the W3C Trace Context
@@ -20,9 +21,41 @@ from opentelemetry import propagate, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.context import Context
 from opentelemetry.propagators.composite import CompositePropagator
+from opentelemetry.propagators.textmap import CarrierT, Setter, default_setter
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-W3C_PROPAGATOR = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
+
+class Level1TraceContext(TraceContextTextMapPropagator):
+    """The W3C propagator, writing ``traceparent`` flags as Trace Context level 1 defines
+    them: the sampled bit only.
+
+    The SDK marks every trace it starts with level 2's random-trace-id flag (``-03``
+    for a sampled one); OpenTelemetry Go before level 2 support — the release
+    trpc-agent-go pins — refuses a version-00 header with any flag beyond ``sampled``
+    and so drops the whole trace context: the Go agent's spans would start a trace of
+    their own. Reading stays the SDK's (it takes either form)."""
+
+    def inject(
+        self,
+        carrier: CarrierT,
+        context: Context | None = None,
+        setter: Setter[CarrierT] = default_setter,
+    ) -> None:
+        span_context = trace.get_current_span(context).get_span_context()
+        flags = span_context.trace_flags
+        if flags & ~trace.TraceFlags.SAMPLED:
+            level1 = trace.SpanContext(
+                trace_id=span_context.trace_id,
+                span_id=span_context.span_id,
+                is_remote=span_context.is_remote,
+                trace_flags=trace.TraceFlags(flags & trace.TraceFlags.SAMPLED),
+                trace_state=span_context.trace_state,
+            )
+            context = trace.set_span_in_context(trace.NonRecordingSpan(level1), context)
+        super().inject(carrier, context, setter)
+
+
+W3C_PROPAGATOR = CompositePropagator([Level1TraceContext(), W3CBaggagePropagator()])
 
 _HEX = frozenset("0123456789abcdef")
 #: version "-" trace-id "-" parent-id "-" flags, without any later fields.

@@ -37,10 +37,12 @@ def acp(
     except AuthError as exc:
         typer.echo(f"error: --user: {exc.message}", err=True)
         raise typer.Exit(2) from exc
+    from trpc_bridge import redaction
     from trpc_bridge.agents.loader import AgentLoadError, load_agent
     from trpc_bridge.client.errors import RemoteAgentError
     from trpc_bridge.server.doors.acp.stdio import StdioError, serve_acp, serve_acp_upstream
 
+    redaction.install(redaction.current())  # the wire log and the logs are masked
     try:
         if upstream:
             main = serve_acp_upstream(upstream, user_id=user_id, wire_log=wire_log or None)

@@ -19,10 +19,14 @@ import typer
 from trpc_bridge.agent import closing_events
 from trpc_bridge.cli.app import app
 from trpc_bridge.cli.console import ConsoleView
+from trpc_bridge.cli.credential_flags import credential_command
 from trpc_bridge.cli.progress_view import ProgressView
+from trpc_bridge.client.card_trust import CardTrust
+from trpc_bridge.client.credentials import CredentialOptions
 from trpc_bridge.client.errors import RemoteAgentError
 from trpc_bridge.client.progress import ProgressSink
 from trpc_bridge.client.remote_agent import RemoteAgent
+from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.codecs.tfrs import ProgressItem
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType, ResponseError, Role
 from trpc_bridge.message_aggregate import MessageAggregator
@@ -55,7 +59,9 @@ async def run_call(
     user: str = "",
     context: str = "",
     progress: bool = False,
-    ca_file: str = "",
+    credentials: CredentialOptions | None = None,
+    card_trust: CardTrust | None = None,
+    tls: ClientTls | None = None,
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
@@ -69,7 +75,13 @@ async def run_call(
     try:
         async with (
             await RemoteAgent.connect(
-                url, transport=transport, version=version, stream=stream, ca_file=ca_file
+                url,
+                transport=transport,
+                version=version,
+                stream=stream,
+                credentials=credentials,
+                card_trust=card_trust,
+                tls=tls,
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
@@ -118,7 +130,11 @@ def _json_progress(item: ProgressItem) -> None:
 
 
 @app.command()
+@credential_command()
 def call(
+    credentials: CredentialOptions,
+    card_trust: CardTrust | None,
+    tls: ClientTls,
     url: str = typer.Argument(..., help="The agent's base URL (its card is read from there)."),
     message: str = typer.Argument(..., help="The text to send."),
     json_lines: bool = typer.Option(False, "--json", help="One event per line, as JSON."),
@@ -138,12 +154,6 @@ def call(
         "--progress",
         help="Ask for tfrs progress and show it live (thinking, tool calls), then the answer.",
     ),
-    ca_file: str = typer.Option(
-        "",
-        "--ca-file",
-        help="Trust the CAs in this PEM file (a private CA) instead of the system's; "
-        "certificates are always verified.",
-    ),
 ) -> None:
     """Call an A2A agent (trpc-agent-go's, the bridge's, any) and show its events."""
     import asyncio
@@ -159,7 +169,9 @@ def call(
             user=user,
             context=context,
             progress=progress,
-            ca_file=ca_file,
+            credentials=credentials,
+            card_trust=card_trust,
+            tls=tls,
         )
     )
     raise typer.Exit(code)

@@ -9,8 +9,10 @@ command. The server is imported lazily: ``call`` never needs it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import ipaddress
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +20,13 @@ from typing import Any
 import typer
 
 from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
-from trpc_bridge.server.options import Durability, EncodingOptions, Limits, ServerOptions
+from trpc_bridge.server.options import (
+    Durability,
+    EncodingOptions,
+    Limits,
+    PushOptions,
+    ServerOptions,
+)
 
 
 @dataclass(frozen=True)
@@ -185,6 +193,21 @@ SERVER_FLAGS: dict[str, _Flag] = {
     "max_request_bytes": _Flag(
         int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),
+    "max_header_bytes": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_bytes,
+            help="Largest request head (request line and headers; gRPC: a call's metadata); "
+            "a larger one gets HTTP 431 and the connection closes.",
+        ),
+    ),
+    "max_header_lines": _Flag(
+        int,
+        typer.Option(
+            Limits.max_header_lines,
+            help="Header lines a request head may have (gRPC: metadata entries); more get 431.",
+        ),
+    ),
     "adk_keys": _Flag(
         bool,
         typer.Option(
@@ -229,6 +252,58 @@ SERVER_FLAGS: dict[str, _Flag] = {
             False, "--push-allow-loopback", help="Also allow webhooks on loopback (tests)."
         ),
     ),
+    "card_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--card-signing-key",
+            help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
+            "card signatures; its public key is served at /.well-known/jwks.json).",
+        ),
+    ),
+    "push_signing_key": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--push-signing-key",
+            help="PEM private key that signs push-notification JWTs, re-read when the file "
+            "changes (rotation without a restart; replicas share it). Default: keys "
+            "generated in memory, rotated every --push-key-rotation seconds.",
+        ),
+    ),
+    "push_key_rotation": _Flag(
+        float,
+        typer.Option(
+            PushOptions.key_rotation,
+            help="Seconds between rotations of generated push-signing keys; 0 = never.",
+        ),
+    ),
+    "redact": _Flag(
+        bool,
+        typer.Option(
+            True,
+            "--redact/--no-redact",
+            help="Mask secrets (API keys, tokens, private keys) in what the bridge writes for "
+            "its callers: tfrs progress, ACP records and wire log, spans, logs.",
+        ),
+    ),
+    "redact_pattern": _Flag(
+        list[str] | None,
+        typer.Option(
+            None,
+            "--redact-pattern",
+            help="Another regular expression to mask (besides the built-in credential "
+            "formats); repeatable.",
+        ),
+    ),
+    "redact_hook": _Flag(
+        str,
+        typer.Option(
+            "",
+            "--redact-hook",
+            help="package.module:function (str -> str) applied after the patterns.",
+        ),
+    ),
     "header_timeout": _Flag(
         float,
         typer.Option(
@@ -270,21 +345,80 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="Serve the chat page (AG-UI playground) at GET / of the HTTP port.",
         ),
     ),
-    "legacy_card": _Flag(
+    "strict_card": _Flag(
         bool,
         typer.Option(
             False,
-            "--legacy-card",
-            help="Serve agent-card.json with the A2A 0.3 fields (url, preferredTransport, …) "
-            "to requests without A2A-Version, for a2a-sdk 0.3 callers (trpc-agent-python's "
-            "`a2a` extra). Off: the 1.0 card, valid against the A2A 1.0 schema (the TCK).",
+            "--strict-card",
+            help="Serve agent-card.json to requests without A2A-Version as the A2A 1.0 card "
+            "alone, valid against the 1.0 JSON schema (strict 1.0 validators, the TCK's card "
+            "test); A2A 0.3 clients then cannot read it. Off: the 1.0 card merged with the "
+            "0.3 fields (url, preferredTransport, …), which 0.3 and 1.0 clients all read.",
+        ),
+    ),
+    "metrics_port": _Flag(
+        int,
+        typer.Option(
+            -1,
+            help="Serve /metrics (Prometheus text), /healthz and /readyz on this port of "
+            "their own; 0 = any free port, -1 = none.",
+        ),
+    ),
+    "metrics_path": _Flag(
+        bool,
+        typer.Option(
+            False,
+            "--metrics-path/--no-metrics-path",
+            help="Also serve /metrics (Prometheus text) on the HTTP port.",
+        ),
+    ),
+    "log_format": _Flag(
+        str,
+        typer.Option(
+            "text",
+            help="text (plain lines for a terminal) or json (one JSON object per line, with "
+            "trace_id, span_id, task_id and transport).",
+        ),
+    ),
+    "access_log": _Flag(
+        bool | None,
+        typer.Option(
+            None,
+            "--access-log/--no-access-log",
+            help="One line per request (method, path, status, duration, bytes). "
+            "Default: on with --log-format json, off with text.",
+        ),
+    ),
+    "trace_view": _Flag(
+        bool | None,
+        typer.Option(
+            None,
+            "--trace-view/--no-trace-view",
+            help="Keep recent spans in memory for the playground's trace waterfall, and "
+            "take other processes' OTLP/HTTP span exports at /v1/traces. Default: on when "
+            "bound to a loopback address with the playground on.",
+        ),
+    ),
+    "unready_delay": _Flag(
+        float,
+        typer.Option(
+            0.0,
+            help="Seconds between SIGTERM failing /readyz (and gRPC health) and the server "
+            "refusing new work: time for a load balancer to stop sending any.",
         ),
     ),
     **SECURITY_FLAGS,
 }
 
 #: Flags that must be above zero (``run_timeout`` may be 0: no limit).
-_POSITIVE = ("header_timeout", "body_timeout", "keep_alive", "max_connections")
+_POSITIVE = (
+    "header_timeout",
+    "body_timeout",
+    "keep_alive",
+    "max_connections",
+    "max_header_bytes",
+    "max_header_lines",
+)
 
 
 _MAX_PORT = 65535
@@ -309,9 +443,12 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     """``ServerOptions`` from the values of :data:`SERVER_FLAGS`; raises
     :class:`FlagError` for a value that cannot be served."""
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
+    from trpc_bridge.redaction import policy_of
     from trpc_bridge.server.auth.options import SecurityConfigError
+    from trpc_bridge.server.ops.options import OpsOptions
     from trpc_bridge.server.options import PushOptions
     from trpc_bridge.server.push.policy import PushPolicy
+    from trpc_bridge.telemetry.logs import LOG_FORMATS
 
     try:
         policy = parse_negotiation(flags["negotiation"])
@@ -322,8 +459,26 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     for name in _POSITIVE:
         if flags[name] <= 0:
             raise FlagError(f"--{name.replace('_', '-')} must be above 0, not {flags[name]}")
+    try:
+        policy_of_flags = policy_of(
+            enabled=flags["redact"],
+            extra_patterns=tuple(flags["redact_pattern"] or ()),
+            hook=flags["redact_hook"],
+        )
+    except ValueError as exc:
+        raise FlagError(str(exc)) from None
+    if flags["push_key_rotation"] < 0:
+        raise FlagError(
+            f"--push-key-rotation must be 0 (never) or more, not {flags['push_key_rotation']}"
+        )
     if flags["run_timeout"] < 0:
         raise FlagError(f"--run-timeout must be 0 (no limit) or more, not {flags['run_timeout']}")
+    if flags["log_format"] not in LOG_FORMATS:
+        raise FlagError(f"--log-format {flags['log_format']}: use text or json")
+    if not -1 <= flags["metrics_port"] <= _MAX_PORT:
+        raise FlagError(f"--metrics-port {flags['metrics_port']} is not a TCP port (-1 = none)")
+    if flags["unready_delay"] < 0:
+        raise FlagError(f"--unready-delay must be 0 or more, not {flags['unready_delay']}")
     security = SecurityOptions(**{name: flags[name] for name in SECURITY_FLAGS})
     try:
         security.check(flags["host"])
@@ -334,11 +489,21 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         port=flags["port"],
         grpc_port=None if grpc_port < 0 else grpc_port,
         playground=flags["playground"],
-        legacy_card=flags["legacy_card"],
+        strict_card=flags["strict_card"],
+        card_signing_key=flags["card_signing_key"],
+        redaction=policy_of_flags,
+        ops=OpsOptions(
+            metrics_path=flags["metrics_path"],
+            metrics_port=None if flags["metrics_port"] < 0 else flags["metrics_port"],
+            access_log=_access_log(flags),
+            unready_delay=flags["unready_delay"],
+        ),
         limits=Limits(
             max_request_bytes=flags["max_request_bytes"],
             max_connections=flags["max_connections"],
             header_timeout=flags["header_timeout"],
+            max_header_bytes=flags["max_header_bytes"],
+            max_header_lines=flags["max_header_lines"],
             body_timeout=flags["body_timeout"],
             keep_alive=flags["keep_alive"],
             run_timeout=flags["run_timeout"],
@@ -364,9 +529,53 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
                 allow_hosts=tuple(flags["push_allow_host"] or ()),
                 allow_loopback=flags["push_allow_loopback"],
             ),
+            signing_key=flags["push_signing_key"],
+            key_rotation=flags["push_key_rotation"],
         ),
         security=security,
     )
+
+
+def _access_log(flags: dict[str, Any]) -> bool:
+    chosen: bool | None = flags["access_log"]
+    return flags["log_format"] == "json" if chosen is None else chosen
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
+    """What the flags set up for the whole process before serving: the log format, the
+    meter provider (and its Prometheus text when scraped); and the playground's span
+    buffer, which the server adds to the global tracer provider when it starts.
+    ``options`` with the pieces that need them."""
+    from trpc_bridge.telemetry.logs import setup_logging
+    from trpc_bridge.telemetry.metrics_setup import setup_metrics
+
+    setup_logging(flags["log_format"], access_log=options.ops.access_log)
+    scraped = options.ops.metrics_path or options.ops.metrics_port is not None
+    metrics = setup_metrics(prometheus=scraped)
+    buffer = None
+    trace_view: bool | None = flags["trace_view"]
+    if trace_view is None:
+        trace_view = options.playground and _loopback(options.host)
+    if trace_view:
+        from trpc_bridge.telemetry.span_buffer import SpanBuffer
+
+        buffer = SpanBuffer()
+    ops = dataclasses.replace(
+        options.ops,
+        prometheus=metrics.registry,
+        span_buffer=buffer,
+        global_span_buffer=buffer is not None,
+    )
+    return dataclasses.replace(options, ops=ops)
 
 
 def server_command(command: Callable[..., None]) -> Callable[..., None]:
@@ -388,7 +597,7 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
         except FlagError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
-        command(options=options, **values)
+        command(options=install_ops(options, flags), **values)
 
     # Typer reads the signature and the type hints (resolved in the command's module).
     with_flags.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
@@ -400,11 +609,12 @@ def server_command(command: Callable[..., None]) -> Callable[..., None]:
 def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     """Run a server until Ctrl-C; a port that cannot be bound is one line and exit 1, a
     task store that cannot be used (or a ``TRPC_BRIDGE_LOOP`` that names no usable loop)
-    one line and exit 2."""
+    one line and exit 2, and so does a signing key file that cannot be used."""
     import contextlib
     import gc
 
     from trpc_bridge.cli.event_loop import LoopError, run
+    from trpc_bridge.server.signing.keys import SigningKeyError
     from trpc_bridge.server.tasks.store import TaskStoreError
 
     # Everything imported so far lives as long as the process: out of the collector's
@@ -414,7 +624,7 @@ def run_until_interrupted(main: Coroutine[Any, Any, None]) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run(main)
-    except (TaskStoreError, LoopError) as exc:
+    except (TaskStoreError, LoopError, SigningKeyError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     except OSError as exc:  # a port in use, an address not on this host

@@ -10,6 +10,7 @@ libraries write ``0.2.5``) at both well-known paths; a2a-sdk's publish 1.0 cards
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -19,7 +20,7 @@ from a2a.client.card_resolver import parse_agent_card
 from a2a.types import AgentCard
 from google.protobuf.json_format import ParseError
 
-from trpc_bridge.client.errors import RemoteAgentError
+from trpc_bridge.client.errors import RemoteAgentError, failure_text
 from trpc_bridge.codecs.a2a.frames import as_list, as_map, as_str
 from trpc_bridge.codecs.trpc.keys import CARD_EXTENSION_URI
 from trpc_bridge.names import (
@@ -181,6 +182,21 @@ def _endpoints(card: Any, base_url: str, legacy: bool) -> tuple[Endpoint, ...]:
     return tuple(dict.fromkeys(found))  # the 0.3 fields often repeat an interface
 
 
+def _unreachable(exc: httpx.HTTPError, base: str) -> str:
+    """Why the card could not be read. A server that requires a client certificate
+    (``--auth mtls``) resets the connection when it gets none it accepts, with no TLS
+    alert the client could quote: say what that may mean."""
+    text = str(exc) or failure_text(exc)
+    if base.lower().startswith("https:") and isinstance(
+        exc, httpx.ReadError | httpx.RemoteProtocolError
+    ):
+        text += (
+            "; the server closed the connection, as a server that requires a client "
+            "certificate does when it gets none it accepts (--cert/--key)"
+        )
+    return text
+
+
 async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
     """GET ``<url>/.well-known/agent-card.json``, falling back to ``agent.json``."""
     base = _absolute(url.rstrip("/"), url)
@@ -189,7 +205,7 @@ async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
         try:
             response = await http.get(base + path)
         except httpx.HTTPError as exc:
-            raise RemoteAgentError(f"cannot reach {base}: {exc or type(exc).__name__}") from exc
+            raise RemoteAgentError(f"cannot reach {base}: {_unreachable(exc, base)}") from exc
         if response.status_code != 200:
             failures.append(f"{path}: HTTP {response.status_code}")
             continue
@@ -202,16 +218,31 @@ async def fetch_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
     raise RemoteAgentError(f"no agent card at {base} ({'; '.join(failures)})")
 
 
-async def fetch_extended_card(http: httpx.AsyncClient, card: ResolvedCard) -> ResolvedCard:
-    """The extended card (A2A 1.0 ``GetExtendedAgentCard`` over JSON-RPC), for a card
-    that announces one: the bridge lists gRPC only there (``server/card.py``). The public
-    card is returned when the extended one cannot be had."""
+def extended_card_endpoint(card: ResolvedCard) -> Endpoint | None:
+    """Where the extended card is asked for (JSON-RPC 1.0), for a card that announces one."""
     if as_map(card.raw.get("capabilities")).get("extendedAgentCard") is not True:
+        return None
+    try:
+        return card.choose("jsonrpc", "1.0")
+    except RemoteAgentError:
+        return None
+
+
+async def fetch_extended_card(
+    http: httpx.AsyncClient, card: ResolvedCard, headers: Mapping[str, str] | None = None
+) -> ResolvedCard:
+    """The extended card (A2A 1.0 ``GetExtendedAgentCard`` over JSON-RPC), for a card
+    that announces one: the bridge lists gRPC only there (``server/card.py``). ``headers``
+    carry the caller's credential (the call is authenticated). The public card is
+    returned when the extended one cannot be had."""
+    endpoint = extended_card_endpoint(card)
+    if endpoint is None:
         return card
     try:
-        endpoint = card.choose("jsonrpc", "1.0")
         body = {"jsonrpc": "2.0", "id": "card", "method": "GetExtendedAgentCard", "params": {}}
-        response = await http.post(endpoint.url, json=body, headers={A2A_VERSION_HEADER: "1.0"})
+        response = await http.post(
+            endpoint.url, json=body, headers={**(headers or {}), A2A_VERSION_HEADER: "1.0"}
+        )
         result = response.json().get("result")
         base = endpoint.url.rstrip("/")
         return ResolvedCard.read(result, base) if isinstance(result, dict) else card

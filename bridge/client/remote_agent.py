@@ -26,13 +26,23 @@ from typing import Any
 import httpx
 from opentelemetry.trace import TracerProvider
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Skill
+from trpc_bridge.client.auth_headers import OutboundAuth, check_destination
 from trpc_bridge.client.card import (
     TRANSPORTS,
     Endpoint,
     ResolvedCard,
+    extended_card_endpoint,
     fetch_card,
     fetch_extended_card,
+)
+from trpc_bridge.client.card_trust import CardTrust
+from trpc_bridge.client.credentials import (
+    CredentialOptions,
+    ForwardedToken,
+    TokenSource,
+    token_source,
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport, message_json
@@ -113,6 +123,7 @@ class RemoteAgent:
         headers: Mapping[str, str] | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
+        auth: OutboundAuth | None = None,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -129,6 +140,10 @@ class RemoteAgent:
         self._tracer_provider = tracer_provider
         #: Ask for tfrs progress on every run (always asked when a sink is given).
         self.progress = progress
+        #: The credential sent with every request (``None``: none).
+        self._auth = auth
+        #: A proxy that forwards its caller's token: the server hands it over per request.
+        self.forwards_caller_token = auth is not None and isinstance(auth.source, ForwardedToken)
         capabilities = as_map(card.raw.get("capabilities"))
         #: The card declares tfrs progress: the agent's working text is progress.
         self.speaks_tfrs = any(
@@ -154,24 +169,44 @@ class RemoteAgent:
         idle_timeout: float | None = None,
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
-        ca_file: str = "",
+        card_trust: CardTrust | None = None,
+        credentials: CredentialOptions | TokenSource | ForwardedToken | None = None,
+        tls: ClientTls | None = None,
     ) -> RemoteAgent:
         """Fetch the card at ``url`` and pick a transport (``jsonrpc`` / ``rest`` /
         ``grpc``) and A2A ``version`` (``0.3`` / ``1.0``); default: the best the card
         offers. ``idle_timeout`` bounds the wait for the next byte of a response
         (``None``: wait for ever, like trpc's client). ``progress`` asks the agent for
-        tfrs progress on every run. TLS certificates are verified, against ``ca_file``
-        (PEM) instead of the system's CAs when given.
+        tfrs progress on every run. ``card_trust``: the card must be signed with one of
+        these keys (:mod:`~trpc_bridge.client.card_trust`). ``credentials``: the token
+        sent with every request, placed as the card's security scheme says
+        (:mod:`~trpc_bridge.client.credentials`, :mod:`~trpc_bridge.client.auth_headers`);
+        sent only to endpoints on ``url``'s host. ``tls``: the CAs that verify the server
+        (default: the system's) and the client certificate to present, on every transport
+        (:mod:`~trpc_bridge.client.tls`).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
         timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        tls = ClientTls(ca_file)
+        tls = tls or ClientTls()
+        tls.check()
         http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
         try:
             card = await fetch_card(http, url)
+            if card_trust is not None:
+                await card_trust.verify(http, card, url)
             wanted = TRANSPORTS.get(transport.lower()) if transport else None
+            source = await _token_source(credentials, card, http)
             if wanted and all(e.binding != wanted for e in card.endpoints):
-                card = await fetch_extended_card(http, card)
+                asked = extended_card_endpoint(card)
+                headers = (
+                    await _outbound_auth(source, card, asked, url).headers(AgentRequest())
+                    if source is not None and asked is not None
+                    else {}
+                )
+                public, card = card, await fetch_extended_card(http, card, headers)
+                if card_trust is not None and card is not public:
+                    await card_trust.verify(http, card, f"{url} (extended card)")
             endpoint = card.choose(transport, version)
+            auth = _outbound_auth(source, card, endpoint, url) if source is not None else None
             wire: Transport
             if endpoint.binding == TRANSPORT_JSONRPC:
                 wire = JsonRpcTransport(http, endpoint)
@@ -192,6 +227,7 @@ class RemoteAgent:
             headers=headers,
             tracer_provider=tracer_provider,
             progress=progress,
+            auth=auth,
         )
 
     async def aclose(self) -> None:
@@ -206,8 +242,14 @@ class RemoteAgent:
 
     # --- running ----------------------------------------------------------------------
 
-    def _request_headers(self, request: AgentRequest, *, progress: bool = False) -> dict[str, str]:
+    async def _request_headers(
+        self, request: AgentRequest, *, progress: bool = False
+    ) -> dict[str, str]:
+        """The headers of one call. Raises :class:`RemoteCallError` (a
+        ``CredentialError``) when the credential cannot be had."""
         headers = dict(self._headers)
+        if self._auth is not None:
+            headers.update(await self._auth.headers(request))
         if progress or self.progress:
             headers.update(progress_headers(self.endpoint.version))
         if request.user_id:
@@ -257,8 +299,8 @@ class RemoteAgent:
     async def _run_unary(
         self, request: AgentRequest, sink: ProgressSink | None
     ) -> AsyncIterator[AgentEvent]:
-        headers = self._request_headers(request, progress=sink is not None)
         try:
+            headers = await self._request_headers(request, progress=sink is not None)
             result = await self._transport.send(self._message(request), headers)
             result = await self._until_done(result, headers)
             progress_events, result = self._tap(request, sink).take(result)
@@ -295,7 +337,11 @@ class RemoteAgent:
         self, request: AgentRequest, sink: ProgressSink | None
     ) -> AsyncIterator[AgentEvent]:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
-        headers = self._request_headers(request, progress=sink is not None)
+        try:
+            headers = await self._request_headers(request, progress=sink is not None)
+        except RemoteCallError as exc:
+            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
+            return
         message = self._message(request)
         async with contextlib.aclosing(
             self._decode_stream(
@@ -389,13 +435,12 @@ class RemoteAgent:
 
     # --- relaying ---------------------------------------------------------------------
 
-    def relay(self, request: AgentRequest, offer: RelayOffer) -> AsyncIterator[RelayItem] | None:
-        """The run's frames as the upstream writes them (``docs/wire-spec.md`` §4.5), when
-        the caller gets what the upstream speaks: trpc's encoding on the A2A 0.3 wire,
-        written with the default options, from a 0.3 JSON-RPC upstream asked for trpc's
-        encoding (no progress, no data-part mappers, streaming). Else None: the run
-        goes through events (:meth:`run`)."""
-        same = (
+    def relays(self, offer: RelayOffer) -> bool:
+        """The caller gets what the upstream speaks (``docs/wire-spec.md`` §4.5): trpc's
+        encoding on the A2A 0.3 wire, written with the default options, from a 0.3
+        JSON-RPC upstream asked for trpc's encoding (no progress, no data-part mappers,
+        streaming). Then :meth:`relay` runs it; else the run goes through events."""
+        return (
             offer.encoding == TRPC.name
             and offer.run.wire is WireVersion.V0_3
             and offer.run.options == _DEFAULT_ENCODE
@@ -406,8 +451,10 @@ class RemoteAgent:
             and self.endpoint.binding == TRANSPORT_JSONRPC
             and self.endpoint.version == "0.3"
         )
-        if not same:
-            return None
+
+    def relay(self, request: AgentRequest, offer: RelayOffer) -> AsyncIterator[RelayItem]:
+        """The run's frames as the upstream writes them, only the ids this server's
+        (an offer :meth:`relays` takes)."""
         return trace_remote_run(
             self._relay(request, offer.run),
             self.name,
@@ -419,10 +466,14 @@ class RemoteAgent:
 
     async def _relay(self, request: AgentRequest, run: RunTarget) -> AsyncIterator[RelayItem]:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
-        headers = self._request_headers(request)
+        try:
+            headers = await self._request_headers(request)
+        except RemoteCallError as exc:
+            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
+            return
         params = {"message": message_json(self._message(request), self.endpoint.version)}
         body = {"jsonrpc": "2.0", "id": new_uuid(), "method": "message/stream", "params": params}
-        forwarder = Forwarder(run.task_id, run.context_id)
+        forwarder = Forwarder(run.task_id, run.context_id, redaction.current())
         completed = False
         try:
             results = stream_results(self._http, self.endpoint.url, body, headers)
@@ -446,6 +497,8 @@ class RemoteAgent:
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
+            if held := forwarder.release():
+                yield held
             yield self._stream_failed(exc, request)
             return
         finally:
@@ -453,6 +506,8 @@ class RemoteAgent:
                 # The consumer went away (aclose / cancellation): stop the remote task too.
                 await self._cancel(forwarder.upstream_task_id, headers)
         if not forwarder.ended:
+            if held := forwarder.release():
+                yield held
             yield run_error_event(
                 f"A2A stream from {self.endpoint.url} ended before task "
                 f"{forwarder.upstream_task_id} reached an end state (last state: "
@@ -467,8 +522,8 @@ class RemoteAgent:
         """Send ``request`` with ``return_immediately``; the id of the task it started.
         Follow it with :meth:`follow`, or read it with :meth:`task_progress`.
         Raises :class:`RemoteAgentError` when the agent answers without a task."""
-        headers = self._request_headers(request, progress=progress)
         try:
+            headers = await self._request_headers(request, progress=progress)
             result = await self._transport.send(
                 self._message(request), headers, return_immediately=True
             )
@@ -479,7 +534,7 @@ class RemoteAgent:
             raise RemoteAgentError(f"{self.name} answered without starting a task")
         return task_id
 
-    def follow(
+    async def follow(
         self,
         task_id: str,
         *,
@@ -490,27 +545,56 @@ class RemoteAgent:
         events from now on, progress to ``progress``. ``request`` supplies the identity
         and invocation id; leaving early leaves the task running."""
         request = request or AgentRequest()
-        headers = self._request_headers(request)
-        return self._decode_stream(
-            lambda: self._transport.subscribe(task_id, headers),
-            request,
-            headers,
-            progress,
-            owned=False,
-        )
+        try:
+            headers = await self._request_headers(request)
+        except RemoteCallError as exc:
+            yield run_error_event(f"subscribe to {self.endpoint.url}: {exc}", request, self.name)
+            return
+        async with contextlib.aclosing(
+            self._decode_stream(
+                lambda: self._transport.subscribe(task_id, headers),
+                request,
+                headers,
+                progress,
+                owned=False,
+            )
+        ) as events:
+            async for event in events:
+                yield event
 
     async def task_progress(self, task_id: str, *, user_id: str = "") -> ProgressMerger:
         """The progress a task's history kept (``tasks/get``): a coarse replay, cut by the
         server's history length. Raises :class:`RemoteAgentError` if the task cannot be
         read."""
-        headers = self._request_headers(AgentRequest(user_id=user_id))
         try:
+            headers = await self._request_headers(AgentRequest(user_id=user_id))
             result = await self._transport.get_task(task_id, headers)
         except RemoteCallError as exc:
             raise RemoteAgentError(f"tasks/get failed at {self.endpoint.url}: {exc}") from exc
         consumer = ProgressConsumer()
         consumer.feed(result)
         return consumer.merger(task_id)
+
+
+async def _token_source(
+    credentials: CredentialOptions | TokenSource | ForwardedToken | None,
+    card: ResolvedCard,
+    http: httpx.AsyncClient,
+) -> TokenSource | ForwardedToken | None:
+    """Where the credential comes from (one source for the whole connection: one cache of
+    client-credentials tokens)."""
+    if isinstance(credentials, CredentialOptions):
+        return None if credentials.empty else await token_source(credentials, card, http)
+    return credentials
+
+
+def _outbound_auth(
+    source: TokenSource | ForwardedToken, card: ResolvedCard, endpoint: Endpoint, url: str
+) -> OutboundAuth:
+    """The credential for ``endpoint``, placed as ``card`` says; raises
+    :class:`RemoteAgentError` when the endpoint is not where it may go."""
+    check_destination(endpoint, url)
+    return OutboundAuth(source, card.sdk_card(endpoint))
 
 
 __all__ = ["RemoteAgent", "RemoteAgentError"]

@@ -32,21 +32,28 @@ from types import TracebackType
 import a2a.client  # noqa: F401
 import grpc
 from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
-from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
 from a2a.server.routes import create_rest_routes
 from a2a.types import AgentCard, a2a_pb2_grpc
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.names import CARD_PATHS, TRANSPORT_GRPC, new_hex_id
+from trpc_bridge.names import (
+    CARD_PATHS,
+    TRANSPORT_AGUI,
+    TRANSPORT_GRPC,
+    TRANSPORT_JSONRPC,
+    new_hex_id,
+)
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder, rest_contexts
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
+from trpc_bridge.server.a2a.card_signing import sign_card
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
-from trpc_bridge.server.a2a.grpc_service import BridgeGrpcHandler
+from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
@@ -61,8 +68,10 @@ from trpc_bridge.server.drain import drain
 from trpc_bridge.server.http.limits import RequestLimits
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
 from trpc_bridge.server.http.media_types import MediaTypes
+from trpc_bridge.server.ops.operations import Operations
 from trpc_bridge.server.options import ServerOptions
 from trpc_bridge.server.push.delivery import PushDelivery
+from trpc_bridge.server.push.signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
 from trpc_bridge.server.replicas.factory import make_fanout
@@ -71,7 +80,14 @@ from trpc_bridge.server.replicas.journal import TaskJournal
 from trpc_bridge.server.replicas.monitor import ReplicaMonitor
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
+from trpc_bridge.server.signing.key_ring import KeyRing
+from trpc_bridge.server.signing.keys import SigningKey, load_signing_key
 from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
+
+#: The gRPC services the health service reports on (besides the server as a whole).
+A2A_SERVICES = ("lf.a2a.v1.A2AService", "a2a.v1.A2AService")
+AGENT_HOST_SERVICE = "trpc_bridge.v1.AgentHost"
 
 
 class BridgeServer:
@@ -81,6 +97,8 @@ class BridgeServer:
         self.agent = agent
         self.options = options or ServerOptions()
         install_refusal_logging()
+        self.ops = Operations(self.options.ops, agent_name=agent.name)
+        redaction.install(self.options.redaction)
         security = self.options.security
         security.check(self.options.host)  # SecurityConfigError: one line naming the flags
         self.gate = security.gate()
@@ -94,22 +112,38 @@ class BridgeServer:
             tracer_provider=self.options.tracer_provider,
             run_timeout=self.options.limits.run_timeout,
             gate=self.gate,
+            metrics=self.ops.metrics,
         )
         self.journal: TaskJournal | None = None
         self.replicas: ReplicaMonitor | None = None
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self._durable(JournalTables(self.task_store))
+        card_key = self.options.card_signing_key
+        #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
+        self.card_key: SigningKey | None = load_signing_key(card_key) if card_key else None
+        self.push_keys: KeyRing | None = None
         self.push: PushDelivery | None = None
         if self.options.push.enabled:
+            self.push_keys = KeyRing(
+                path=self.options.push.signing_key,
+                rotate_every=self.options.push.key_rotation,
+                keep_for=TOKEN_LIFETIME + CLOCK_LEEWAY,
+            )
             configs = make_push_config_store(self.task_store)
-            self.push = PushDelivery(configs, self.options.push.policy)
+            self.push = PushDelivery(
+                configs,
+                self.options.push.policy,
+                signer=PushSigner(self.push_keys, lambda: self.base_url),
+            )
+            self.push.metrics = self.ops.metrics
             self.runner.tasks.observer = self.push
         self.handler = BridgeRequestHandler(
             self.runner,
             self.options.encoding,
             push=self.push,
         )
+        self.ops.watch(self.runner.tasks, self.task_store, self.fanout)
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
@@ -166,6 +200,10 @@ class BridgeServer:
         return f"{self.options.host}:{self.grpc_port}" if self._grpc is not None else ""
 
     @property
+    def jwks_url(self) -> str:
+        return f"{self.base_url}{JWKS_PATH}"
+
+    @property
     def agui_url(self) -> str:
         return f"{self.base_url}/agui"
 
@@ -185,6 +223,13 @@ class BridgeServer:
         if self.grpc_address:
             lines.append(f"gRPC      {self.grpc_address}  (A2A 0.3 and 1.0, AgentHost)")
         lines += [f"AG-UI     {self.agui_url}", f"card      {self.card_url}"]
+        root = f"http://{self.options.host}:{self.http_port}"
+        lines.append(f"probes    {root}/healthz  {root}/readyz")
+        ops = self.options.ops
+        if ops.prometheus is not None and ops.metrics_path:
+            lines.append(f"metrics   {root}/metrics")
+        if self.ops.metrics_port is not None:
+            lines.append(f"metrics   http://{self.options.host}:{self.ops.metrics_port}/metrics")
         return lines
 
     def agent_card(self) -> AgentCard:
@@ -195,7 +240,21 @@ class BridgeServer:
             push=self.push is not None,
         )
         declare_security(card, self.options.security)
-        return card
+        return self._signed(card)  # signed last: the signature covers the schemes
+
+    def _signed(self, card: AgentCard) -> AgentCard:
+        if self.card_key is None:
+            return card
+        return sign_card(card, self.card_key, jku=self.jwks_url)
+
+    def _key_sources(self) -> list[KeySource]:
+        sources: list[KeySource] = []
+        if self.push_keys is not None:
+            sources.append(self.push_keys.published)
+        if self.card_key is not None:
+            card_key = self.card_key
+            sources.append(lambda: [card_key])
+        return sources
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -210,13 +269,17 @@ class BridgeServer:
             # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
             # the card without it): every form of the card says so (A2A CORE-CAP-003).
             card.capabilities.extended_agent_card = True
+            card = self._signed(card)  # signed again: it changed
             self.handler.extended_card = card
         routes: list[BaseRoute] = card_routes(
             card,
             base_path=self.base_path,
-            same_origin=public_card(card),
-            legacy_card=self.options.legacy_card,
+            same_origin=self._signed(public_card(card)),
+            strict_card=self.options.strict_card,
         )
+        sources = self._key_sources()
+        if sources:
+            routes.extend(jwks_routes(sources, base_path=self.base_path))
         # 0.3 message/stream and message/send: jsonrpc03 writes the SDK's bytes without
         # its per-frame conversions.
         own = Jsonrpc03Methods(self.handler)
@@ -226,26 +289,35 @@ class BridgeServer:
         routes.extend(agui_routes(self.runner, path=agui_path))
         if self.options.playground:
             routes.extend(playground_routes(self.base_path))
+        routes.extend(self.ops.routes(self.base_path, playground=self.options.playground))
+        # REST is A2A 1.0 only: a2a-sdk's 0.3 REST adapter turns a client's mistake into a
+        # dropped connection and a traceback, and no card ever advertised it.
         routes.extend(
             create_rest_routes(
                 self.handler,
                 context_builder=rest_contexts(),
-                enable_v0_3_compat=True,
+                enable_v0_3_compat=False,
                 path_prefix=self.base_path,
             )
         )
         jsonrpc = self._jsonrpc_paths()
-        public = [self.base_path + p for p in CARD_PATHS]
+        public = [
+            *(self.base_path + p for p in (*CARD_PATHS, JWKS_PATH)),  # keys are public
+            *self.ops.public_paths(),
+        ]
         if self.options.playground:
             public += playground_paths(self.base_path)
+        transports = {path: TRANSPORT_JSONRPC for path in jsonrpc} | {agui_path: TRANSPORT_AGUI}
+        unchecked = self.ops.unchecked_paths(self.base_path)
         middleware = [
+            *self.ops.middleware(transports),
             Middleware(RefusalLog, jsonrpc_paths=jsonrpc),
             # Before anything reads the body: every door's caller is verified here.
             Middleware(
                 HttpAuthentication,
                 gate=self.gate,
                 jsonrpc_paths=jsonrpc,
-                plain_paths=[agui_path],
+                plain_paths=[agui_path, *unchecked],
                 public_paths=public,
             ),
             Middleware(
@@ -254,11 +326,16 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 body_timeout=self.options.limits.body_timeout,
             ),
-            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path]),
+            Middleware(MediaTypes, jsonrpc_paths=jsonrpc, unchecked_paths=[agui_path, *unchecked]),
             Middleware(
                 RestScreen,
                 base_path=self.base_path,
-                other_paths=[*jsonrpc, agui_path, *(self.base_path + p for p in CARD_PATHS)],
+                other_paths=[
+                    *jsonrpc,
+                    agui_path,
+                    *(self.base_path + p for p in (*CARD_PATHS, JWKS_PATH)),
+                    *unchecked,
+                ],
             ),
         ]
         return Starlette(routes=routes, middleware=middleware)
@@ -272,6 +349,9 @@ class BridgeServer:
         host = self.options.host
         try:
             await check_task_store(self.task_store, self.options.durability.task_store)
+            # The span buffer joins the process's tracer provider for good: only once the
+            # server can serve (a failed start must not turn tracing on for the process).
+            self.ops.install_span_buffer()
             await self.gate.start()
             self._http = HttpListener(host, self.options.port, signals=False)  # binds now
             self.http_port = self._http.port
@@ -294,8 +374,11 @@ class BridgeServer:
                 header_timeout=self.options.limits.header_timeout,
                 keep_alive=self.options.limits.keep_alive,
                 max_connections=self.options.limits.max_connections,
+                max_header_bytes=self.options.limits.max_header_bytes,
+                max_header_lines=self.options.limits.max_header_lines,
                 tls=None if self.tls is None else self.tls.server_context(),
             )
+            await self.ops.start(host)
         except BaseException:
             await self.stop()
             raise
@@ -315,10 +398,17 @@ class BridgeServer:
     def _grpc_server(self) -> grpc.aio.Server:
         server = grpc.aio.server(
             # Authentication first: a call is let in before its request is even decoded.
-            interceptors=[GrpcAuthentication(self.gate), GrpcScreen()],
+            interceptors=[
+                *self.ops.grpc_interceptors(),
+                GrpcAuthentication(self.gate),
+                GrpcScreen(max_metadata=self.options.limits.max_header_lines),
+            ],
             maximum_concurrent_rpcs=self.options.limits.max_connections,
             options=[
                 ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
+                # A call's metadata is its request head: the same bound as HTTP's.
+                ("grpc.max_metadata_size", self.options.limits.max_header_bytes),
+                ("grpc.absolute_max_metadata_size", self.options.limits.max_header_bytes),
                 # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
                 (
                     "grpc.server_handshake_timeout_ms",
@@ -334,10 +424,12 @@ class BridgeServer:
         )
         # A2A 0.3 over gRPC: another service name, so the same server and port.
         a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            CompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)), server
+            BridgeCompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)),
+            server,
         )
         # The event model itself, for callers that do not speak A2A (any language).
         add_agent_host(self.runner, server)
+        self.ops.add_health(server, [*A2A_SERVICES, AGENT_HOST_SERVICE])
         return server
 
     async def stop(self) -> None:
@@ -356,6 +448,8 @@ class BridgeServer:
                 await self._stop_services()
 
     async def _stop_services(self) -> None:
+        await self.ops.stop()
+        await self.runner.tasks.unsaved.stop()
         await self.gate.close()
         if self.push is not None:
             await self.push.close()
@@ -399,14 +493,17 @@ class BridgeServer:
             await self.stop()
 
     async def shut_down(self, forced: asyncio.Event | None = None) -> None:
-        """Stop accepting (connections, RPCs, new runs), give running tasks
-        ``shutdown_grace`` seconds, then end each with a final frame (see drain)."""
+        """Fail readiness (and wait ``unready_delay`` seconds), stop accepting
+        (connections, RPCs, new runs), give running tasks ``shutdown_grace`` seconds, then
+        end each with a final frame (see drain)."""
         grace = self.options.durability.shutdown_grace
+        forced = forced or asyncio.Event()
+        await self.ops.drain(forced)
         if self._http is not None:
             self._http.stop_accepting()
         if self._grpc is not None:  # new RPCs refused now; running ones end below
             self._grpc_stopping = asyncio.ensure_future(self._grpc.stop(grace + 6))
-        await drain(self.runner.tasks, grace, forced or asyncio.Event())
+        await drain(self.runner.tasks, grace, forced)
 
     async def __aenter__(self) -> BridgeServer:
         await self.start()

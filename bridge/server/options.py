@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
+from trpc_bridge.redaction import Redaction
 from trpc_bridge.server.auth.options import SecurityOptions
+from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.push.policy import PushPolicy
 
 
@@ -28,6 +30,10 @@ class Limits:
     max_connections: int = 1000
     #: Seconds for a request head to arrive (HTTP 408 and closed after; gRPC's handshake).
     header_timeout: float = 10.0
+    #: Bytes and header lines of a request head (HTTP 431 and closed past either); gRPC:
+    #: the size and the number of entries of a call's metadata.
+    max_header_bytes: int = 64 * 1024
+    max_header_lines: int = 100
     #: Seconds for a whole request body to arrive (HTTP 408).
     body_timeout: float = 30.0
     #: Seconds an idle HTTP keep-alive connection stays open.
@@ -78,6 +84,11 @@ class PushOptions:
 
     enabled: bool = True
     policy: PushPolicy = field(default_factory=PushPolicy)
+    #: PEM private key file that signs push-notification JWTs, re-read when it changes
+    #: (replicas share it); empty = keys generated in memory (``push/signing.py``).
+    signing_key: str = ""
+    #: Generated signing keys: seconds between rotations (0 = never).
+    key_rotation: float = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -97,9 +108,16 @@ class ServerOptions:
     tracer_provider: TracerProvider | None = None
     #: The chat page at ``GET <base_path>/`` (``doors/playground.py``); JSON-RPC keeps POST.
     playground: bool = True
-    #: ``agent-card.json`` also carries the 0.3 fields for requests without
-    #: ``A2A-Version`` (a2a-sdk 0.3 clients); off, it is the 1.0 card (``a2a/card_routes.py``).
-    legacy_card: bool = False
+    #: ``agent-card.json`` is the 1.0 card alone for requests without ``A2A-Version`` (for
+    #: strict A2A 1.0 schema validators); off, the card every client reads: the 1.0 card
+    #: merged with the 0.3 fields, as a2a-sdk serves it (``a2a/card_routes.py``).
+    strict_card: bool = False
+    #: PEM private key file that signs the agent card (``a2a/card_signing.py``); empty =
+    #: the card is not signed.
+    card_signing_key: str = ""
+    #: What is masked in what the bridge writes for its callers (tfrs progress, E2A
+    #: records and wire log, spans, logs): installed for the process at start.
+    redaction: Redaction = field(default_factory=Redaction)
     limits: Limits = field(default_factory=Limits)
     durability: Durability = field(default_factory=Durability)
     encoding: EncodingOptions = field(default_factory=EncodingOptions)
@@ -107,3 +125,5 @@ class ServerOptions:
     #: Authentication and TLS (``server/auth``); by default ``X-User-ID`` on trust, which
     #: only a loopback ``host`` allows.
     security: SecurityOptions = field(default_factory=SecurityOptions)
+    #: Metrics, probes, access lines, the trace view (``server/ops``).
+    ops: OpsOptions = field(default_factory=OpsOptions)

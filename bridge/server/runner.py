@@ -11,6 +11,8 @@ principal the server's edge verified), and iterates
 - ``execute_tool`` spans follow the run's tool calls and results — unless the agent's
   tools run in another process (a remote agent: ``Agent.tools_run_elsewhere``), which
   records them itself;
+- the agent's thinking and error text are masked by the redaction policy
+  (:class:`~trpc_bridge.redaction.EventRedactor`) before any door or encoder sees them;
 - an agent that raises ends the run with a ``run_error`` event that says only the
   exception's type (the text may hold secrets; it is logged here);
 - a run that takes longer than ``run_timeout`` seconds (an agent that hangs) is cancelled
@@ -33,16 +35,21 @@ from typing import TypeVar
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
+from pydantic import SecretStr
 
+from trpc_bridge import redaction
 from trpc_bridge.agent import (
     Agent,
     agent_failure_message,
     close_events,
+    forwards_caller_token,
     relay_of,
     tools_run_elsewhere,
 )
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import RelayItem, RelayOffer, StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
+from trpc_bridge.redaction import EventRedactor
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
@@ -50,6 +57,8 @@ from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
+from trpc_bridge.telemetry.logs import note_run
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 from trpc_bridge.telemetry.server_span import ServerSpans
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
@@ -72,6 +81,14 @@ class IncomingCall:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Who the server verified the caller to be (:attr:`user_id` is its ``user_id``).
     principal: Principal | None = None
+
+
+def caller_bearer(caller: IncomingCall) -> SecretStr | None:
+    """The bearer token the server verified the caller by (``--auth oidc``), for an agent
+    that forwards it; ``None`` for a caller identified otherwise (an API key, a client
+    certificate, a trusted header): only a verified token is passed on."""
+    principal = caller.principal
+    return SecretStr(principal.token) if principal is not None and principal.token else None
 
 
 #: ``error.code`` of the ``run_error`` that ends a run cancelled by the run timeout.
@@ -118,9 +135,12 @@ class AgentRunner:
         tracer_provider: TracerProvider | None = None,
         record_content: bool | None = None,
         run_timeout: float = 0.0,
+        metrics: BridgeMetrics | None = None,
         gate: AuthGate | None = None,
     ) -> None:
         self.agent = agent
+        #: The server's instruments; ``None``: metrics are off (nothing is measured).
+        self.metrics = metrics
         #: The server's one authenticator (its edges run it); by default ``X-User-ID``
         #: taken on trust, the loopback rule.
         self.gate = gate or AuthGate(TrustedHeader())
@@ -129,6 +149,7 @@ class AgentRunner:
         self.tasks = TaskRegistry(task_store or BoundedMemoryTaskStore())
         self._provider = tracer_provider
         self._spans = ServerSpans(agent.name, tracer_provider, record_content)
+        self._forwards_token = forwards_caller_token(agent)
 
     def caller_of(
         self,
@@ -160,25 +181,35 @@ class AgentRunner:
         *,
         task_id: str = "",
         on_span: Callable[[SpanContext], object] | None = None,
+        encoding: str = "",
+        streamed: bool = True,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
 
         ``on_span`` is told the SERVER span once it is open (not at all with tracing
-        off), for a door that names the run's trace to its caller."""
-        return self._serve(lambda: self.agent.run(request), request, caller, task_id, on_span)
+        off), for a door that names the run's trace to its caller. ``encoding`` names
+        the wire encoding the door writes the events in (a metrics attribute);
+        ``streamed`` says whether the caller gets them as they come (a unary A2A call
+        does not: no time to first token is measured)."""
+        return self._serve(
+            self.agent.run, request, caller, task_id, on_span, encoding=encoding, streamed=streamed
+        )
 
     async def _serve(
         self,
-        items: Callable[[], AsyncIterator[Item]],
+        items: Callable[[AgentRequest], AsyncIterator[Item]],
         request: AgentRequest,
         caller: IncomingCall,
         task_id: str,
         on_span: Callable[[SpanContext], object] | None = None,
+        *,
+        encoding: str = "",
+        streamed: bool = True,
     ) -> AsyncGenerator[Item, None]:
-        """What ``items()`` yields (the agent's events, or a relay's frames), the same
-        way for both: inside the SERVER span, under the run timeout, a failure as a
-        ``run_error`` event, closed when the run ends."""
+        """What ``items(request)`` yields (the agent's events, or a relay's frames) the
+        same way for both: inside the SERVER span, redacted and metered, under the run
+        timeout, a failure as a ``run_error`` event, closed when the run ends."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -188,8 +219,22 @@ class AgentRunner:
             input_text=request.text,
         )
         with self._spans.serving(caller.headers, call) as span:
-            if span is not None and on_span is not None:
-                on_span(span.get_span_context())
+            span_context = span.get_span_context() if span is not None else None
+            if span_context is not None and on_span is not None:
+                on_span(span_context)
+            # The request's log lines name the run's trace, task and transport.
+            note_run(span_context, task_id=task_id, transport=caller.transport)
+            meter = (
+                self.metrics.run(
+                    self.agent.name,
+                    transport=caller.transport,
+                    protocol_version=caller.protocol_version,
+                    encoding=encoding,
+                    streamed=streamed,
+                )
+                if self.metrics is not None
+                else None
+            )
             tools = (
                 ToolSpans(
                     tracer_provider=self._provider,
@@ -199,14 +244,32 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
-            events = items()
+            if self._forwards_token:
+                request = request.model_copy(update={"caller_token": caller_bearer(caller)})
+            events = items(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
+            redactor = EventRedactor(redaction.current())
+            ended = False  # the run came to its end (not stopped by its consumer)
             try:
                 while (event := await _next_event(events, deadline)) is not None:
-                    if tools is not None and isinstance(event, AgentEvent):
-                        tools.observe(event)
-                    yield event
+                    if not isinstance(event, AgentEvent):  # relayed frames, redacted there
+                        if meter is not None:
+                            deltas = sum(1 for frame in event if type(frame) is TextDelta)
+                            meter.observe_frames(len(event), deltas)
+                        yield event
+                        continue
+                    for shown in redactor.events(event):
+                        if tools is not None:
+                            tools.observe(shown)
+                        if meter is not None:
+                            meter.observe(shown)
+                        yield shown
+                for shown in redactor.close():
+                    if meter is not None:
+                        meter.observe(shown)
+                    yield shown
+                ended = True
             except Exception as exc:  # the agent failed or overran: a terminal run_error
                 if isinstance(exc, _RunTimedOut):
                     logger.warning(
@@ -223,12 +286,19 @@ class AgentRunner:
                     failure = AgentEvent.failure(
                         agent_failure_message(self.agent.name, exc), type=ErrorType.RUN
                     )
+                for shown in redactor.close():
+                    yield shown
                 if tools is not None:
                     tools.observe(failure)
+                if meter is not None:
+                    meter.observe(failure)
+                ended = True
                 yield failure
             finally:
                 if tools is not None:
                     tools.close()
+                if meter is not None:
+                    meter.end(cancelled=not ended)
                 await close_events(events)
 
     def start(
@@ -239,18 +309,24 @@ class AgentRunner:
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
         *,
+        encoding: str = "",
+        streamed: bool = True,
         relay: RelayOffer | None = None,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
-        ``tasks/*`` find it, its frames published through ``encoder`` — or, when the
-        agent takes the ``relay`` offer, as the agent makes them (a proxy that forwards
-        its upstream's frames), with ``encoder`` writing only what the run adds (a
-        failure, the end of a run the upstream left unfinished)."""
+        ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
+        named ``encoding``) — or, when the agent takes the ``relay`` offer, as the agent
+        makes them (a proxy that forwards its upstream's frames), with ``encoder``
+        writing only what the run adds (a failure)."""
         self.tasks.add(live)
-        relayed = relay_of(self.agent, request, relay) if relay is not None else None
+        relayed = relay_of(self.agent, relay) if relay is not None else None
+        run: AsyncGenerator[RelayItem, None]
         if relayed is None:
-            items = self.run(request, caller, task_id=live.task_id)
-            live.start(items, encoder, on_end)
+            run = self.run(
+                request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed
+            )
         else:
-            source = relayed
-            live.start(self._serve(lambda: source, request, caller, live.task_id), encoder, on_end)
+            run = self._serve(
+                relayed, request, caller, live.task_id, encoding=encoding, streamed=streamed
+            )
+        live.start(run, encoder, on_end)

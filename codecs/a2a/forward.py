@@ -14,7 +14,12 @@ the door). Nothing is decoded to agent events and encoded again:
   list) is an empty list, and a part of a kind A2A 0.3 does not have is left out (as
   the decoder leaves it out: no frame can carry it);
 - the upstream's ``submitted`` status is left out: this server published its own when
-  it accepted the task.
+  it accepted the task;
+- thinking and error text are masked by the redaction policy, as the runner masks the
+  events they stand for (:class:`~trpc_bridge.redaction.EventRedactor`): streamed
+  thinking through one stream redactor per response, what it holds back released as one
+  more thinking delta before the response's complete frame and before the run's end,
+  complete thinking and ``error_message`` (and a failed status's text) masked whole.
 
 A frame that is not a 0.3 stream result raises :class:`~trpc_bridge.codecs.errors.CodecError`
 (the caller skips it, as trpc's client skips frames it cannot read).
@@ -35,9 +40,22 @@ from a2a.compat.v0_3.conversions import (
 from a2a.types import TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
-from trpc_bridge.codecs.encoding import RunFrame, StreamFrame
+from trpc_bridge.codecs.encoding import EncodeOptions, RunFrame, StreamFrame
 from trpc_bridge.codecs.errors import CodecError
+from trpc_bridge.codecs.trpc.encode import thought_metadata
+from trpc_bridge.codecs.trpc.keys import (
+    ADK_PREFIX,
+    META_ERROR_MESSAGE,
+    META_OBJECT_TYPE,
+    META_RESPONSE_ID,
+    PART_THOUGHT,
+)
+from trpc_bridge.events import ObjectType
+from trpc_bridge.redaction import OFF, Redaction, StreamRedactor
 
+#: States whose status message is the error's text (``codecs/trpc/encode.py``).
+_FAILURE_STATES = frozenset({"failed", "canceled", "rejected"})
+_ADK_THOUGHT = ADK_PREFIX + PART_THOUGHT
 #: States after which the upstream's run produces nothing more (0.3 spelling).
 ENDING_STATES = frozenset(
     {"completed", "canceled", "failed", "rejected", "input-required", "auth-required"}
@@ -81,10 +99,16 @@ class Forwarder:
     """One upstream stream's frames as frames of ``task_id`` in ``context_id`` (keep one
     per stream)."""
 
-    def __init__(self, task_id: str, context_id: str) -> None:
+    def __init__(self, task_id: str, context_id: str, redaction: Redaction = OFF) -> None:
         self.task_id = task_id
         self.context_id = context_id
         self._runs = TextRuns(task_id, context_id)
+        self._redaction = redaction if redaction is not OFF else None
+        #: Streamed thinking per response id, what its redactor holds back.
+        self._held: dict[str, StreamRedactor] = {}
+        #: With redaction: the artifacts the caller has had a frame of (a delta whose
+        #: thinking is all held back is not sent: the next one opens the artifact).
+        self._sent: set[str] = set()
         #: The upstream's own task id (to cancel it), once a frame has named it.
         self.upstream_task_id = ""
         #: The upstream's last task state (0.3 spelling).
@@ -99,11 +123,18 @@ class Forwarder:
             upstream = result.get("taskId") or result.get("id")
             self.upstream_task_id = upstream if isinstance(upstream, str) else ""
         kind = result.get("kind")
+        released: list[RunFrame] = []
+        if self._redaction is not None:
+            released, keep = self._masked(result, kind)
+            if not keep:
+                return released
+            if kind == "artifact-update":
+                self._opened(result)
         if kind == "artifact-update":
             delta = self._delta(result)
-            return [delta] if delta is not None else [self._artifact(result)]
+            return [*released, delta if delta is not None else self._artifact(result)]
         if kind == "status-update":
-            return self._status(result)
+            return released + self._status(result)
         if kind == "message":
             return [self._message(result)]
         if kind == "task":
@@ -146,6 +177,79 @@ class Forwarder:
             artifact_metadata=artifact_metadata is not None,
         )
         return TextDelta(run, text)
+
+    # --- redaction ----------------------------------------------------------------------
+
+    def _masked(self, result: dict[str, Any], kind: Any) -> tuple[list[RunFrame], bool]:
+        """Mask ``result``'s thinking and error text in place; the thinking deltas to
+        send before it (held back text, released), and whether to send it at all."""
+        policy = self._redaction
+        assert policy is not None
+        metadata = result.get("metadata")
+        metadata = metadata if isinstance(metadata, dict) else {}
+        _mask_error(metadata, policy)
+        if kind == "status-update":
+            status = result.get("status")
+            state = status.get("state") if isinstance(status, dict) else None
+            released = self.release() if state in ENDING_STATES else []
+            message = status.get("message") if isinstance(status, dict) else None
+            if isinstance(message, dict):
+                _mask_error(message.get("metadata"), policy)
+                for part in _parts(message):
+                    if state in _FAILURE_STATES or _thought(part):
+                        _mask_text(part, policy.text)
+            return released, True
+        if kind != "artifact-update":
+            return [], True
+        artifact = result.get("artifact")
+        if not isinstance(artifact, dict):
+            return [], True
+        _mask_error(artifact.get("metadata"), policy)
+        parts = [p for p in _parts(artifact) if _thought(p)]
+        response = _response_id(result, artifact, metadata)
+        streamed = metadata.get(META_OBJECT_TYPE) == ObjectType.CHUNK
+        released = []
+        if self._held and not streamed and response in self._held:
+            released = self._release(response)
+        if not parts:
+            return released, True
+        if not streamed:
+            for part in parts:
+                _mask_text(part, policy.text)
+            return released, True
+        stream = self._held.get(response)
+        if stream is None:
+            stream = self._held[response] = policy.stream()
+        for part in parts:
+            _mask_text(part, stream.feed)
+        left = [p for p in _parts(artifact) if not _thought(p) or p.get("text")]
+        # A delta that only carried thinking, all of it held back: nothing to send yet.
+        return released, bool(left) or bool(result.get("lastChunk"))
+
+    def _opened(self, result: dict[str, Any]) -> None:
+        """``append`` only on an artifact the caller has had a frame of."""
+        artifact = result.get("artifact")
+        artifact_id = artifact.get("artifactId") if isinstance(artifact, dict) else None
+        if not isinstance(artifact_id, str):
+            return
+        if result.get("append") is True and artifact_id not in self._sent:
+            result["append"] = False
+        self._sent.add(artifact_id)
+
+    def release(self) -> list[RunFrame]:
+        """The thinking still held back, as one more delta per response (the run ends)."""
+        return [frame for response in list(self._held) for frame in self._release(response)]
+
+    def _release(self, response: str) -> list[RunFrame]:
+        tail = self._held.pop(response).flush()
+        if not tail:
+            return []
+        # What the stream encoder writes for AgentEvent.reasoning_delta(tail, response).
+        metadata = {META_OBJECT_TYPE: ObjectType.CHUNK, META_RESPONSE_ID: response}
+        part = thought_metadata(_ENCODE)
+        append = response in self._sent
+        self._sent.add(response)
+        return [TextDelta(self._runs.run(response, append, metadata, part), tail)]
 
     def _ids(self, frame: dict[str, Any]) -> dict[str, Any]:
         frame["taskId"] = self.task_id
@@ -218,6 +322,45 @@ class Forwarder:
             update.metadata.CopyFrom(task.metadata)
         self._note_state(status.get("state") if isinstance(status, dict) else None)
         return [*frames, update]
+
+
+#: The options a relayed run is written with (a relay takes only the default's).
+_ENCODE = EncodeOptions()
+
+
+def _parts(holder: dict[str, Any]) -> list[Any]:
+    parts = holder.get("parts")
+    return parts if isinstance(parts, list) else []
+
+
+def _thought(part: Any) -> bool:
+    if not isinstance(part, dict) or part.get("kind") != "text":
+        return False
+    metadata = part.get("metadata")
+    return isinstance(metadata, dict) and (
+        metadata.get(PART_THOUGHT) is True or metadata.get(_ADK_THOUGHT) is True
+    )
+
+
+def _mask_text(part: Any, mask: Callable[[str], str]) -> None:
+    text = part.get("text") if isinstance(part, dict) else None
+    if isinstance(text, str) and text:
+        part["text"] = mask(text)
+
+
+def _mask_error(metadata: Any, policy: Redaction) -> None:
+    if isinstance(metadata, dict):
+        message = metadata.get(META_ERROR_MESSAGE)
+        if isinstance(message, str) and message:
+            metadata[META_ERROR_MESSAGE] = policy.text(message)
+
+
+def _response_id(result: dict[str, Any], artifact: dict[str, Any], metadata: Any) -> str:
+    """The event id the decoder would give a frame: its response id, else the artifact's."""
+    response = metadata.get(META_RESPONSE_ID) if isinstance(metadata, dict) else None
+    if not isinstance(response, str) or not response:
+        response = artifact.get("artifactId")
+    return response if isinstance(response, str) else ""
 
 
 def _converted(convert: Callable[[Any], T], model: type[Any], document: Mapping[str, Any]) -> T:

@@ -7,11 +7,12 @@ openJiuwen-ai/jiuwenswarm ``docs/zh/E2A-protocol.md`` (English: ``docs/en/E2A-pr
 E2A ``1.0``. Where the bridge departs from it, README (ACP section) lists it and says why.
 
 Modules: ``models`` (the records, ``from_dict`` / ``to_dict`` with the legacy keys),
-``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (secrets out
-of logs, the JSONL line), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
+``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (the JSONL
+wire-log line, secrets masked), ``acp_inbound`` / ``acp_outbound`` / ``acp_schema`` (ACP, typed by
 the ``agent-client-protocol`` package), ``a2a`` (A2A SendMessage in, StreamResponse out),
-``request`` (envelope → :class:`~trpc_bridge.events.AgentRequest`) and ``agent_events``
-(:class:`~trpc_bridge.events.AgentEvent` ⇄ responses). All pure: no I/O.
+``request`` (envelope → :class:`~trpc_bridge.events.AgentRequest`), ``agent_events``
+(:class:`~trpc_bridge.events.AgentEvent` ⇄ responses) and ``legacy_wire`` (the legacy
+``AgentResponse`` / ``AgentChunk`` JSON a record may carry). All pure: no I/O.
 """
 
 from trpc_bridge.codecs.e2a.a2a import (
@@ -33,6 +34,12 @@ from trpc_bridge.codecs.e2a.acp_outbound import (
 from trpc_bridge.codecs.e2a.agent_events import E2AEventEncoder, e2a_response_to_agent_event
 from trpc_bridge.codecs.e2a.constants import E2A_PROTOCOL_VERSION
 from trpc_bridge.codecs.e2a.errors import E2AError, E2AFormatError, E2ARuleError, E2AVersionError
+from trpc_bridge.codecs.e2a.legacy_wire import (
+    LEGACY_AGENT_CHUNK_KEY,
+    LEGACY_AGENT_RESPONSE_KEY,
+    legacy_wire,
+    with_legacy_wire,
+)
 from trpc_bridge.codecs.e2a.models import (
     E2AAuth,
     E2AEnvelope,
@@ -40,12 +47,14 @@ from trpc_bridge.codecs.e2a.models import (
     E2AProvenance,
     E2AResponse,
 )
-from trpc_bridge.codecs.e2a.redact import log_line, redacted
+from trpc_bridge.codecs.e2a.redact import log_line
 from trpc_bridge.codecs.e2a.request import envelope_to_agent_request
 from trpc_bridge.codecs.e2a.rules import ResponseSequencer, StreamChecker, check_stream
 
 __all__ = [
     "E2A_PROTOCOL_VERSION",
+    "LEGACY_AGENT_CHUNK_KEY",
+    "LEGACY_AGENT_RESPONSE_KEY",
     "E2AAuth",
     "E2AEnvelope",
     "E2AError",
@@ -68,9 +77,10 @@ __all__ = [
     "envelope_from_acp_jsonrpc",
     "envelope_to_acp_jsonrpc_call",
     "envelope_to_agent_request",
+    "legacy_wire",
     "log_line",
     "merge_params_to_acp_prompt",
-    "redacted",
     "response_from_acp_jsonrpc_response",
     "response_from_acp_session_update",
+    "with_legacy_wire",
 ]

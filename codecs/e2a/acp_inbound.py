@@ -4,8 +4,10 @@ ACP agent's ``session/update`` notifications and ``session/prompt`` answer as
 
 The envelope keeps ACP's ``params`` exactly as they came (camelCase, ``_meta``), since E2A
 ``params`` are "the JSON-RPC params" (§4.4); ``session_id``, ``jsonrpc_id`` and ``acp_meta``
-are lifted out of them. Params of the methods the ACP schema types are validated first,
-so a malformed prompt is a typed error here, not a surprise in the agent.
+are lifted out of them. An ACP extension method (``_zed/…``, a leading underscore) is an
+E2A ``ext`` call, its name in ``ext_method`` (§4.4). Params of the methods the ACP schema
+types are validated first, so a malformed prompt is a typed error here, not a surprise in
+the agent.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from typing import Any
 
 from trpc_bridge.codecs.e2a.acp_schema import REQUEST_MODELS, update_model, validated
 from trpc_bridge.codecs.e2a.constants import (
+    ACP_EXTENSION_PREFIX,
     ACP_SESSION_PROMPT,
     ACP_SESSION_UPDATE,
     KIND_ACP_PROMPT_RESULT,
     KIND_ACP_SESSION_UPDATE,
     KIND_ERROR,
+    METHOD_EXT,
     SOURCE_ACP,
     STATUS_FAILED,
     STATUS_SUCCEEDED,
@@ -78,6 +82,7 @@ def envelope_from_acp_jsonrpc(
     details: dict[str, Any] = {"jsonrpc_method": method}
     if msg.get("id") is None:
         details["notification"] = True
+    extension = method.startswith(ACP_EXTENSION_PREFIX)
     return E2AEnvelope(
         request_id=request_id or new_hex_id(),
         jsonrpc_id=msg.get("id"),
@@ -85,7 +90,8 @@ def envelope_from_acp_jsonrpc(
         timestamp=now,
         channel=channel,
         user_id=user_id,
-        method=method,
+        method=METHOD_EXT if extension else method,
+        ext_method=method if extension else None,
         params=params,
         session_update_kind=update_kind,
         is_stream=method == ACP_SESSION_PROMPT,

@@ -33,6 +33,7 @@ from trpc_bridge.codecs.e2a.constants import (
     KIND_CHUNK,
     KIND_COMPLETE,
     KIND_ERROR,
+    METHOD_EXT,
     TOOL_CALL,
     TOOL_RESULT,
 )
@@ -78,17 +79,23 @@ def merge_params_to_acp_prompt(envelope: E2AEnvelope) -> dict[str, Any]:
 def envelope_to_acp_jsonrpc_call(envelope: E2AEnvelope) -> dict[str, Any]:
     """The envelope as one ACP JSON-RPC request (a notification when it has no
     ``jsonrpc_id``). ``provenance`` is not touched. ``session/prompt`` params are validated
-    as ACP ``PromptRequest`` and written in ACP's own keys; other methods' params pass as
-    they are — a gateway method such as ``chat.send`` must be mapped by its caller (§2)."""
+    as ACP ``PromptRequest`` and written in ACP's own keys; an ``ext`` call goes out under
+    its ``ext_method``; other methods' params pass as they are — a gateway method such as
+    ``chat.send`` must be mapped by its caller (§2)."""
     if not envelope.method:
         raise E2AFormatError("E2A envelope: no method to call")
+    method = envelope.method
+    if method == METHOD_EXT:
+        if not envelope.ext_method:
+            raise E2AFormatError("E2A envelope: an ext call without ext_method")
+        method = envelope.ext_method
     params = merge_params_to_acp_prompt(envelope)
     if envelope.method == ACP_SESSION_PROMPT:
         params = to_json(validated(schema.PromptRequest, params, "ACP session/prompt params"))
     call: dict[str, Any] = {"jsonrpc": "2.0"}
     if envelope.jsonrpc_id is not None:
         call["id"] = envelope.jsonrpc_id
-    call["method"] = envelope.method
+    call["method"] = method
     call["params"] = params
     return call
 

@@ -1,5 +1,7 @@
 """What the L2 ``body`` of each ``response_kind`` must hold (seed 004 §12.5), and the one
-rule a single record can break on its own: ``status == failed`` ⇒ ``e2a.error`` (§12.2).
+rule a single record can break on its own: ``status == failed`` ⇒ ``e2a.error`` (§12.2),
+or ``acp.jsonrpc_error``, the kind §12.5 / §12.6 allow at the ACP boundary (an ACP
+error, as its JSON-RPC ``error``); either error kind is ``failed``.
 
 Kinds this bridge does not know are accepted with any body: E2A 1.x may add kinds, and a
 reader that refused them would break on a newer writer. Unknown *fields* in a known body
@@ -26,11 +28,19 @@ from trpc_bridge.codecs.e2a.constants import (
 )
 from trpc_bridge.codecs.e2a.errors import E2AFormatError, E2ARuleError
 
+#: The kinds a ``failed`` record may have (§12.2, §12.6).
+FAILED_KINDS = (KIND_ERROR, KIND_ACP_JSONRPC_ERROR)
+
 
 def check_record(status: str, kind: str, body: Mapping[str, Any]) -> None:
     """Raise :class:`E2ARuleError` / :class:`E2AFormatError` when the record is inconsistent."""
-    if status == STATUS_FAILED and kind != KIND_ERROR:
-        raise E2ARuleError(f"status 'failed' requires response_kind 'e2a.error', got {kind!r}")
+    if status == STATUS_FAILED and kind not in FAILED_KINDS:
+        raise E2ARuleError(
+            f"status 'failed' requires response_kind 'e2a.error' (or 'acp.jsonrpc_error' "
+            f"at the ACP boundary), got {kind!r}"
+        )
+    if kind in FAILED_KINDS and status != STATUS_FAILED:
+        raise E2ARuleError(f"response_kind {kind!r} requires status 'failed', not {status!r}")
     check = _CHECKS.get(kind)
     if check is not None:
         check(body)

@@ -50,6 +50,11 @@ A2A_STREAM_BRANCHES: Final = {
 #: ``e2a.error`` code of a run the caller cancelled (ACP: ``stopReason: cancelled``).
 ERROR_CANCELLED: Final = "cancelled"
 
+#: ``method`` of an extension call (seed 004 §4.4): its own name is in ``ext_method``.
+METHOD_EXT: Final = "ext"
+#: ACP names its extension methods (and notifications) with a leading underscore.
+ACP_EXTENSION_PREFIX: Final = "_"
+
 #: The ACP method whose params :func:`merge_params_to_acp_prompt` completes.
 ACP_SESSION_PROMPT: Final = "session/prompt"
 ACP_SESSION_UPDATE: Final = "session/update"

@@ -25,7 +25,7 @@ class E2AFormatError(E2AError):
 
 
 class E2ARuleError(E2AError):
-    """A record that breaks a rule of seed 004 §12: ``failed`` without ``e2a.error``, a
+    """A record that breaks a rule of seed 004 §12: ``failed`` without an error kind, a
     sequence that does not go 0, 1, 2, … per request, a second ``is_final``."""
 
 

@@ -102,7 +102,7 @@ class E2AFileRef(BaseModel):
 class E2AAuth(BaseModel):
     """Credentials or references to them. ``bearer_token`` is a :class:`SecretStr`: its
     ``repr`` is masked, so logging the model never shows it; ``to_dict`` (the wire form)
-    carries it, and :func:`~trpc_bridge.codecs.e2a.redact.redacted` masks it again."""
+    carries it, and the wire log masks it again (``redact.log_line``)."""
 
     model_config = _CONFIG
     method_id: str | None = None

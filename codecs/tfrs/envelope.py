@@ -6,8 +6,9 @@ human-readable ``text`` fallback and ``metadata["tfrs"]`` = the envelope as a JS
 (never a nested object: the string survives ``map``-per-field metadata handling, and a
 protobuf ``Struct`` would turn ``seq`` into a float).
 
-Reading never raises: a missing key, broken JSON, an unknown version (``v != 1``), an
-unknown ``kind`` / ``status`` or a payload without its required field all give a
+Reading never raises: a missing key, broken JSON, an unknown version (``v != 1``), a
+missing or unknown ``kind`` / ``status`` (both required, as ``seq`` is) or a payload
+without its required field all give a
 *pseudo-envelope* ``{kind: "text", payload: {text: <the Part's text>}}`` without a
 ``seq``, which a consumer shows as plain progress text and never deduplicates.
 """
@@ -158,6 +159,8 @@ def parse_envelope(raw: Any) -> tuple[Envelope | None, str]:
         return None, f"invalid envelope: {where}: {first['msg']}"
     if envelope.seq is None:
         return None, "invalid envelope: seq missing"
+    if "status" not in raw:  # required: the model's default is for pseudo-envelopes only
+        return None, "invalid envelope: status missing"
     problem = _check_payload(envelope)
     return (None, problem) if problem else (envelope, "")
 

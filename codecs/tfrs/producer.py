@@ -15,6 +15,11 @@ state carries (seed: 终值单源自终态), so it makes no block. Each tool cal
 ``done`` on the same ``streamKey``; an error event → ``error``. Code execution, state
 deltas and graph events carry no progress block. ``tool_output_append`` is defined but
 off, as in v1 (decision E3); ``tool_output=True`` turns it on for tool results.
+
+Secrets never reach an envelope: the thinking and error text of the events it reads
+were masked by the server's runner (:class:`~trpc_bridge.redaction.EventRedactor`), and
+the progress text and tool output it takes from a response pass the redaction policy
+(:mod:`trpc_bridge.redaction`) here, before the size limits cut them.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from trpc_bridge.codecs.tfrs.envelope import METADATA_KEY, Envelope, Kind, Statu
 from trpc_bridge.codecs.tfrs.limits import HARD_LIMIT, SOFT_LIMIT, Dropped, split_text
 from trpc_bridge.events import AgentEvent, ChatMessage, ObjectType
 from trpc_bridge.events import Role as ChatRole
+from trpc_bridge.redaction import Redaction, current
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,8 @@ class ProgressProducer:
     tool_output: bool = False
     soft_limit: int = SOFT_LIMIT
     hard_limit: int = HARD_LIMIT
+    #: What masks secrets in the blocks' text (the process's policy by default).
+    redaction: Redaction = field(default_factory=current)
     _seq: int = field(init=False)
     _open: dict[str, _OpenTool] = field(init=False, default_factory=dict)
     #: Open calls without a call id, per tool name, oldest first.
@@ -152,8 +160,9 @@ class ProgressProducer:
         opened = self._open.pop(key)
         if self.tool_output and message.content:
             extra = self._tool_payload(opened.tool, opened.call_id)
+            chunk = self.redaction.text(message.content)
             yield from self._text_blocks(
-                "tool_output_append", "chunk", message.content, extra, stream_key=key
+                "tool_output_append", "chunk", chunk, extra, stream_key=key
             )
         yield self._block(
             "tool_call",
@@ -195,7 +204,8 @@ class ProgressProducer:
         streamed = "".join(self._pending_text.pop(event.id, []))
         if message.tool_calls:
             # trpc's server drops the text next to tool calls; its deltas still had it.
-            yield from self._text_blocks("text", "text", message.content or streamed)
+            text = self.redaction.text(message.content or streamed)
+            yield from self._text_blocks("text", "text", text)
 
     def updates(self, event: AgentEvent) -> list[ProgressUpdate]:
         """The progress updates one agent event makes (often none)."""
@@ -226,7 +236,7 @@ class ProgressProducer:
     def _error(self, event: AgentEvent) -> list[ProgressUpdate]:
         assert event.error is not None
         terminal = event.is_terminal_error()
-        message = event.error.message or event.error.type
+        message = self.redaction.text(event.error.message or event.error.type)
         status: Status = "aborted" if terminal else "running"
         out: list[ProgressUpdate] = []
         for update in self._text_blocks("error", "message", message):

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"trpc.group/trpc-go/trpc-a2a-go/taskmanager"
@@ -103,7 +104,11 @@ func cmdServe(args []string) error {
 	if err != nil {
 		return fmt.Errorf("a2a server: %w", err)
 	}
-	hs := &http.Server{Handler: requestLogger(srv.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	handler := requestLogger(srv.Handler())
+	if os.Getenv(agentSpansEnv) == "1" {
+		handler = requestLogger(withTraceContext(srv.Handler()))
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("READY http://%s/\n", actual)
 	return hs.Serve(ln)
 }

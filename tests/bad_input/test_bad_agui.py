@@ -83,6 +83,29 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any]]] = {
             "'developer', 'system', 'assistant', 'user', 'tool', 'activity', 'reasoning'",
         ),
     ),
+    "threadId of 60,000 characters": (
+        {"content": _body(threadId="t" * 60_000), "headers": JSON},
+        400,
+        {"error": "threadId is longer than 255 characters"},
+    ),
+    "runId over 255 characters": (
+        {"content": _body(runId="r" * 256), "headers": JSON},
+        400,
+        {"error": "runId is longer than 255 characters"},
+    ),
+    "no user message (an empty list)": (
+        {"content": _body(messages=[]), "headers": JSON},
+        400,
+        {"error": "messages hold no user message: the agent would be asked nothing"},
+    ),
+    "no user message (only the assistant's)": (
+        {
+            "content": _body(messages=[{"id": "a1", "role": "assistant", "content": "hi"}]),
+            "headers": JSON,
+        },
+        400,
+        {"error": "messages hold no user message: the agent would be asked nothing"},
+    ),
     "X-User-ID too long": (
         {"content": _body(), "headers": {**JSON, "X-User-ID": "u" * 256}},
         400,

@@ -8,6 +8,16 @@ import struct
 
 import grpc
 import pytest
+from a2a.types import (
+    GetTaskRequest,
+    ListTasksRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    TaskPushNotificationConfig,
+)
 
 from trpc_bridge.server import BridgeServer
 
@@ -118,7 +128,91 @@ CASES: dict[str, tuple[str, bytes, tuple[tuple[str, str], ...], grpc.StatusCode,
         _field(1, b"tasks/nope"),
         (),
         grpc.StatusCode.NOT_FOUND,
-        "TaskNotFoundError: Task nope not found",  # a2a-sdk's 0.3 form: type, then message
+        "TaskNotFoundError: Task nope not found",  # 0.3: A2A's error name, then the message
+    ),
+    "ListTasks page_size -1": (
+        V10 + "ListTasks",
+        ListTasksRequest(page_size=-1).SerializeToString(),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "pageSize must be 1 to 100, not -1",
+    ),
+    "ListTasks page_size 101": (
+        V10 + "ListTasks",
+        ListTasksRequest(page_size=101).SerializeToString(),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "pageSize must be 1 to 100, not 101",
+    ),
+    "ListTasks status 99": (
+        V10 + "ListTasks",
+        ListTasksRequest(status=99).SerializeToString(),  # type: ignore[arg-type]
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "status 99 is not a task state",
+    ),
+    "ListTasks history_length -1": (
+        V10 + "ListTasks",
+        ListTasksRequest(history_length=-1).SerializeToString(),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "historyLength must be 0 or more, not -1",
+    ),
+    "GetTask history_length -1": (
+        V10 + "GetTask",
+        GetTaskRequest(id="nope", history_length=-1).SerializeToString(),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "historyLength must be 0 or more, not -1",
+    ),
+    "a 60,000-character task id (1.0)": (
+        V10 + "GetTask",
+        GetTaskRequest(id="x" * 60_000).SerializeToString(),
+        (),
+        grpc.StatusCode.NOT_FOUND,  # not RESOURCE_EXHAUSTED: the message fits its header
+        f"Task {'x' * 80}… (60000 characters) not found",
+    ),
+    "a 60,000-character task id (0.3)": (
+        V03 + "GetTask",
+        _field(1, b"tasks/" + b"x" * 60_000),
+        (),
+        grpc.StatusCode.NOT_FOUND,
+        f"TaskNotFoundError: Task {'x' * 80}… (60000 characters) not found",
+    ),
+    "a 60,000-character task name that is not one (0.3)": (
+        V03 + "GetTask",
+        _field(1, b"y" * 60_000),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "InvalidParamsError: " + f"No task for {'y' * 60_000}"[:1023] + "…",
+    ),
+    "a push URL with port 99999": (
+        V10 + "SendMessage",
+        SendMessageRequest(
+            message=Message(message_id="m", role=Role.ROLE_USER, parts=[Part(text="hi")]),
+            configuration=SendMessageConfiguration(
+                task_push_notification_config=TaskPushNotificationConfig(
+                    url="http://h.example.com:99999/"
+                )
+            ),
+        ).SerializeToString(),
+        (),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "push notification url is not a URL with a valid port (1-65535)",
+    ),
+    "metadata over 64 KiB (the request head's bound)": (
+        V10 + "GetTask",
+        _field(2, b"nope"),
+        (("x-big", "a" * 70_000),),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "received metadata size exceeds hard limit (value length 70000 vs. 65536)",
+    ),
+    "101 metadata entries": (
+        V10 + "GetTask",
+        _field(2, b"nope"),
+        tuple((f"x-{i}", "y") for i in range(101)),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "more than 100 metadata entries",
     ),
     "unknown method": (
         V10 + "Teleport",

@@ -63,6 +63,13 @@ def _v03_send(text_part: bytes) -> bytes:
     return _raw(_rpc("message/send", {"message": _msg()}), b'"hi"', text_part)
 
 
+_V1_MESSAGE = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+_STATES = (
+    "one of TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED, TASK_STATE_FAILED, "
+    "TASK_STATE_CANCELED, TASK_STATE_INPUT_REQUIRED, TASK_STATE_REJECTED, "
+    "TASK_STATE_AUTH_REQUIRED"
+)
+
 #: name → (httpx.post arguments, HTTP status, the exact JSON answer; None: no body)
 CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
     # --- not JSON text: -32700, id null (the id cannot be read) ---
@@ -266,11 +273,7 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
             "headers": V1,
         },
         200,
-        _error(
-            -32602,
-            "Invalid params: Failed to parse message field: Failed to parse parts field: "
-            "repeated field parts must be in [] which is x at SendMessageRequest.message",
-        ),
+        _error(-32602, "Invalid params: params.message.parts: must be a list"),
     ),
     "message without parts (0.3)": (
         {"json": _rpc("message/send", {"message": _msg(parts=[])})},
@@ -331,6 +334,196 @@ CASES: dict[str, tuple[dict[str, Any], int, dict[str, Any] | None]] = {
         {"json": _rpc("message/send", {"message": _msg(taskId="nope")})},
         200,
         _error(-32001, "Task nope not found", data=None),
+    ),
+    # --- ListTasks paging and history (1.0) ---
+    "ListTasks pageSize -1": (
+        {"json": _rpc("ListTasks", {"pageSize": -1}), "headers": V1},
+        200,
+        _error(-32602, "pageSize must be 1 to 100, not -1", data=error_info("INVALID_PARAMS")),
+    ),
+    "ListTasks pageSize 0": (
+        {"json": _rpc("ListTasks", {"pageSize": 0}), "headers": V1},
+        200,
+        _error(-32602, "pageSize must be 1 to 100, not 0", data=error_info("INVALID_PARAMS")),
+    ),
+    "ListTasks pageSize 101": (
+        {"json": _rpc("ListTasks", {"pageSize": 101}), "headers": V1},
+        200,
+        _error(-32602, "pageSize must be 1 to 100, not 101", data=error_info("INVALID_PARAMS")),
+    ),
+    "ListTasks pageSize not a number": (
+        {"json": _rpc("ListTasks", {"pageSize": "abc"}), "headers": V1},
+        200,
+        _error(-32602, "Invalid params: params.pageSize: must be an integer, not 'abc'"),
+    ),
+    "ListTasks status BOGUS": (
+        {"json": _rpc("ListTasks", {"status": "BOGUS"}), "headers": V1},
+        200,
+        _error(-32602, f"Invalid params: params.status: unknown value 'BOGUS' ({_STATES})"),
+    ),
+    "ListTasks historyLength -1": (
+        {"json": _rpc("ListTasks", {"historyLength": -1}), "headers": V1},
+        200,
+        _error(
+            -32602, "historyLength must be 0 or more, not -1", data=error_info("INVALID_PARAMS")
+        ),
+    ),
+    "ListTasks page token not issued here": (
+        {"json": _rpc("ListTasks", {"pageToken": "x" * 5000}), "headers": V1},
+        200,
+        _error(
+            -32602,
+            "pageToken is not one this server issued: start without it",
+            data=error_info("INVALID_PARAMS"),
+        ),
+    ),
+    "GetTask historyLength -1": (
+        {"json": _rpc("GetTask", {"id": "nope", "historyLength": -1}), "headers": V1},
+        200,
+        _error(
+            -32602, "historyLength must be 0 or more, not -1", data=error_info("INVALID_PARAMS")
+        ),
+    ),
+    "tasks/get historyLength -1 (0.3)": (
+        {"json": _rpc("tasks/get", {"id": "nope", "historyLength": -1})},
+        200,
+        _error(-32602, "historyLength must be 0 or more, not -1", data=None),
+    ),
+    "SendMessage historyLength -1": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": _V1_MESSAGE, "configuration": {"historyLength": -1}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602, "historyLength must be 0 or more, not -1", data=error_info("INVALID_PARAMS")
+        ),
+    ),
+    # --- a 1.0 message in A2A 0.3's shape (other unknown keys are ignored: §5.7) ---
+    "SendMessage with a 0.3 part (kind)": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": {**_V1_MESSAGE, "parts": [{"kind": "text", "text": "hi"}]}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0].kind: an A2A 0.3 key sent to A2A 1.0 "
+            "(a 1.0 part is text, raw, url or data, without a kind)",
+        ),
+    ),
+    "SendMessage with a 0.3 file part": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": {**_V1_MESSAGE, "parts": [{"file": {"uri": "https://x.test/a"}}]}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.parts[0].file: an A2A 0.3 key sent to A2A 1.0 "
+            "(a 1.0 file part is url or raw, with filename and mediaType)",
+        ),
+    ),
+    "SendMessage with 0.3's blocking": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {"message": _V1_MESSAGE, "configuration": {"blocking": False}},
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.configuration.blocking: an A2A 0.3 key sent to A2A 1.0 "
+            "(1.0 says returnImmediately, its opposite)",
+        ),
+    ),
+    "SendMessage with an unknown role": (
+        {"json": _rpc("SendMessage", {"message": {**_V1_MESSAGE, "role": "user"}}), "headers": V1},
+        200,
+        _error(
+            -32602,
+            "Invalid params: params.message.role: unknown value 'user' (one of ROLE_USER, "
+            "ROLE_AGENT)",
+        ),
+    ),
+    # --- echoes are bounded ---
+    "a 60,000-character task id": (
+        {"json": _rpc("GetTask", {"id": "x" * 60_000}), "headers": V1},
+        200,
+        _error(
+            -32001,
+            f"Task {'x' * 80}… (60000 characters) not found",
+            data=error_info("TASK_NOT_FOUND"),
+        ),
+    ),
+    "a key of 60,000 characters in a path": (
+        {
+            "content": _raw(
+                _rpc("SendMessage", {"message": {**_V1_MESSAGE, "metadata": {"k" * 60_000: "s"}}}),
+                b'"s"',
+                b'"\\ud800"',
+            ),
+            "headers": {**JSON, **V1},
+        },
+        200,
+        _error(
+            -32602,
+            f"Invalid params: params.message.metadata.{'k' * 39}…: lone surrogate \\ud800 "
+            "(not Unicode text)",
+        ),
+    ),
+    "a push URL with port 99999": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {
+                    "message": _V1_MESSAGE,
+                    "configuration": {
+                        "taskPushNotificationConfig": {"url": "http://hooks.example.com:99999/"}
+                    },
+                },
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "push notification url is not a URL with a valid port (1-65535)",
+            data=error_info("INVALID_PARAMS"),
+        ),
+    ),
+    "a 60 KB push URL": (
+        {
+            "json": _rpc(
+                "SendMessage",
+                {
+                    "message": _V1_MESSAGE,
+                    "configuration": {
+                        "taskPushNotificationConfig": {
+                            "url": "http://hooks.example.com/" + "x" * 60_000
+                        }
+                    },
+                },
+            ),
+            "headers": V1,
+        },
+        200,
+        _error(
+            -32602,
+            "push notification url is longer than 2048 characters",
+            data=error_info("INVALID_PARAMS"),
+        ),
     ),
     # --- HTTP-level refusals on the JSON-RPC URL ---
     "wrong content type": (

@@ -24,12 +24,23 @@ def _body(**message: Any) -> bytes:
     return json.dumps({"message": {**_MESSAGE["message"], **message}}).encode()
 
 
+def _with_push(url: str) -> bytes:
+    config = {"taskPushNotificationConfig": {"url": url}}
+    return json.dumps({**_MESSAGE, "configuration": config}).encode()
+
+
 def _error(status: int, grpc_status: str, message: str, reason: str) -> dict[str, Any]:
     error = {"code": status, "status": grpc_status, "message": message}
     return {"error": {**error, "details": error_info(reason)}}
 
 
 _SEND = "/message:send"
+V1 = {"A2A-Version": "1.0"}
+_STATES = (
+    "one of TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED, TASK_STATE_FAILED, "
+    "TASK_STATE_CANCELED, TASK_STATE_INPUT_REQUIRED, TASK_STATE_REJECTED, "
+    "TASK_STATE_AUTH_REQUIRED"
+)
 _VERSION_MISSING = (
     "this is the A2A 1.0 HTTP+JSON binding: send the header 'A2A-Version: 1.0' "
     "(a request without it is A2A 0.3, which has no REST binding here)"
@@ -123,15 +134,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], int, dict[str, Any]]] = {
         _SEND,
         {"content": _body(parts="x"), "headers": JSON_V1},
         400,
-        {
-            "error": {
-                "code": 400,
-                "status": "INVALID_ARGUMENT",
-                "message": "Failed to parse message field: Failed to parse parts field: "
-                "repeated field parts must be in [] which is x at SendMessageRequest.message..",
-                "details": error_info("INVALID_REQUEST"),
-            }
-        },
+        _error(400, "INVALID_ARGUMENT", "message.parts: must be a list", "INVALID_PARAMS"),
     ),
     "message without parts": (
         "POST",
@@ -153,6 +156,133 @@ CASES: dict[str, tuple[str, str, dict[str, Any], int, dict[str, Any]]] = {
         {"headers": {"A2A-Version": "1.0"}},
         404,
         _error(404, "NOT_FOUND", "Task nope not found", "TASK_NOT_FOUND"),
+    ),
+    "ListTasks pageSize -1": (
+        "GET",
+        "/tasks?pageSize=-1",
+        {"headers": V1},
+        400,
+        _error(400, "INVALID_ARGUMENT", "pageSize must be 1 to 100, not -1", "INVALID_PARAMS"),
+    ),
+    "ListTasks pageSize 101": (
+        "GET",
+        "/tasks?pageSize=101",
+        {"headers": V1},
+        400,
+        _error(400, "INVALID_ARGUMENT", "pageSize must be 1 to 100, not 101", "INVALID_PARAMS"),
+    ),
+    "ListTasks pageSize not a number (no Python text)": (
+        "GET",
+        "/tasks?pageSize=abc",
+        {"headers": V1},
+        400,
+        _error(
+            400, "INVALID_ARGUMENT", "pageSize: must be an integer, not 'abc'", "INVALID_PARAMS"
+        ),
+    ),
+    "ListTasks status BOGUS": (
+        "GET",
+        "/tasks?status=BOGUS",
+        {"headers": V1},
+        400,
+        _error(
+            400, "INVALID_ARGUMENT", f"status: unknown value 'BOGUS' ({_STATES})", "INVALID_PARAMS"
+        ),
+    ),
+    "ListTasks historyLength -1": (
+        "GET",
+        "/tasks?historyLength=-1",
+        {"headers": V1},
+        400,
+        _error(
+            400, "INVALID_ARGUMENT", "historyLength must be 0 or more, not -1", "INVALID_PARAMS"
+        ),
+    ),
+    "GetTask historyLength -1": (
+        "GET",
+        "/tasks/nope?historyLength=-1",
+        {"headers": V1},
+        400,
+        _error(
+            400, "INVALID_ARGUMENT", "historyLength must be 0 or more, not -1", "INVALID_PARAMS"
+        ),
+    ),
+    "GetTask historyLength not a number": (
+        "GET",
+        "/tasks/nope?historyLength=1e3",
+        {"headers": V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "historyLength: must be an integer, not '1e3'",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "message:send with a 0.3 part (kind)": (
+        "POST",
+        _SEND,
+        {"content": _body(parts=[{"kind": "text", "text": "hi"}]), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "message.parts[0].kind: an A2A 0.3 key sent to A2A 1.0 (a 1.0 part is text, raw, "
+            "url or data, without a kind)",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "message:send with an unknown role": (
+        "POST",
+        _SEND,
+        {"content": _body(role="ROLE_BOGUS"), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "message.role: unknown value 'ROLE_BOGUS' (one of ROLE_USER, ROLE_AGENT)",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "a 60,000-character task id": (
+        "GET",
+        "/tasks/" + "x" * 60_000,
+        {"headers": V1},
+        404,
+        _error(
+            404, "NOT_FOUND", f"Task {'x' * 80}… (60000 characters) not found", "TASK_NOT_FOUND"
+        ),
+    ),
+    "a push URL with port 99999": (
+        "POST",
+        _SEND,
+        {"content": _with_push("http://h.example.com:99999/"), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "push notification url is not a URL with a valid port (1-65535)",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "a 60 KB push URL": (
+        "POST",
+        _SEND,
+        {"content": _with_push("http://h.example.com/" + "x" * 60_000), "headers": JSON_V1},
+        400,
+        _error(
+            400,
+            "INVALID_ARGUMENT",
+            "push notification url is longer than 2048 characters",
+            "INVALID_PARAMS",
+        ),
+    ),
+    "the 0.3 REST adapter is not served": (
+        "POST",
+        "/v1/message:stream",
+        {"content": b'{"message": 1}', "headers": {"content-type": "application/json"}},
+        400,
+        _error(400, "FAILED_PRECONDITION", _VERSION_MISSING, "VERSION_NOT_SUPPORTED"),
     ),
     "wrong content type": (
         "POST",

@@ -21,8 +21,13 @@ def _closed_port() -> int:
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("sqlite:///no-such-folder-xyz/tasks.db", "unable to open database file"),
-        ("sqlite:///no-such-folder-xyz/tasks.db", "sqlite:////abs/x.db"),
+        ("sqlite:////no-such-folder-xyz/tasks.db", "unable to open database file"),
+        ("sqlite:///relative.db", "is a relative path (three slashes)"),
+        (
+            "sqlite:///relative.db",
+            f"absolute path with four, e.g. sqlite:///{Path.cwd()}/relative.db",
+        ),
+        ("sqlite://", "is a relative path"),
         ("mysql://user:secret@db.example/tasks", "unsupported task store"),
         ("sqlite+pysqlite:////tmp/x.db", "driver 'pysqlite' is not supported"),
         ("postgresql://bridge:secret@127.0.0.1:{port}/tasks", "is not usable"),

@@ -24,9 +24,11 @@ from trpc_bridge.codecs.e2a import (
     envelope_from_acp_jsonrpc,
     envelope_to_acp_jsonrpc_call,
     envelope_to_agent_request,
+    legacy_wire,
     merge_params_to_acp_prompt,
     response_from_acp_jsonrpc_response,
     response_from_acp_session_update,
+    with_legacy_wire,
 )
 from trpc_bridge.events import AgentEvent
 
@@ -82,6 +84,22 @@ def a2a_in(data: Any) -> Any:
 
 def a2a_out(data: Any) -> Any:
     return e2a_response_to_a2a_stream_payload(E2AResponse.from_dict(data))
+
+
+def legacy_in(data: Any) -> Any:
+    """A record read: what it says (its ACP answer), and the legacy payload it carries."""
+    response = E2AResponse.from_dict(data)
+    found = legacy_wire(response)
+    return {
+        "record": response.to_dict(),
+        "answer": e2a_response_to_acp_jsonrpc_response(response),
+        "legacy": None if found is None else {"kind": found[0], "payload": found[1]},
+    }
+
+
+def legacy_out(data: Any) -> Any:
+    response = E2AResponse.from_dict(data["record"])
+    return with_legacy_wire(response, data["legacy"], chunk=data["chunk"]).to_dict()
 
 
 def acp_out(data: Any) -> Any:
@@ -145,5 +163,7 @@ OPS = {
         "decode",
         "agent_request",
         "acp_agent",
+        "legacy_in",
+        "legacy_out",
     )
 }

@@ -9,6 +9,9 @@
   encoding those again writes (``ordered_json``: Struct maps in any order). Elsewhere the
   event path repairs what a Go v0 server drops (streamed text beside tool calls, a
   failure's response id) and the relay forwards the frames as they came.
+- Thinking and error text are masked as the runner masks the events they stand for:
+  with secrets split across thinking deltas, in complete responses and in failures, the
+  masked relay writes what the masked event path writes.
 - A client loses nothing: for every recorded stream of the decode vectors (Go's
   ``"parts": null``, no ``append``, no artifact metadata, statuses with messages), the
   relayed frames decode to the events the upstream's own frames decode to.
@@ -38,6 +41,7 @@ from trpc_bridge.codecs.encoding import EncodeOptions, RunFrame, RunTarget, as_p
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.redaction import OFF, EventRedactor, Redaction
 
 UPSTREAM, PROXY, CONTEXT = "task-upstream", "task-proxy", "ctx-1"
 _TIMESTAMP = re.compile(rb'"timestamp":"[^"]*"')
@@ -67,20 +71,25 @@ def _proxy() -> tuple[StreamEncoder, list[RunFrame]]:
     return encoder, [*encoder.start(app_name="a", user_id="u")]
 
 
-def _event_path(results: list[Any]) -> list[RunFrame]:
+def _event_path(results: list[Any], policy: Redaction = OFF) -> list[RunFrame]:
+    """As the runner serves a remote agent's events: redacted, then encoded."""
     encoder, frames = _proxy()
     decoder = DialectStreamDecoder()
+    redactor = EventRedactor(policy)
     for result in results:
         for event in decoder.feed(copy.deepcopy(result)):
-            frames += encoder.encode(event)
-            if encoder.done:
-                return frames
+            for shown in redactor.events(event):
+                frames += encoder.encode(shown)
+                if encoder.done:
+                    return frames
+    for shown in redactor.close():
+        frames += encoder.encode(shown)
     return frames + encoder.close()
 
 
-def _relayed(results: list[Any]) -> list[RunFrame]:
+def _relayed(results: list[Any], policy: Redaction = OFF) -> list[RunFrame]:
     _, frames = _proxy()
-    forwarder = Forwarder(PROXY, CONTEXT)
+    forwarder = Forwarder(PROXY, CONTEXT, policy)
     for result in results:
         frames += forwarder.frames(copy.deepcopy(result))
         if forwarder.ended:
@@ -224,3 +233,41 @@ def test_an_ending_status_ends_the_relay_and_a_stranger_frame_is_refused() -> No
         forwarder.frames({"kind": "surprise"})
     with pytest.raises(CodecError):
         forwarder.frames({"kind": "artifact-update", "artifact": {"parts": [{"kind": 3}]}})
+
+
+_SECRET = "sk-" + "a1B2c3D4e5F6g7H8i9J0"
+#: Pieces that join into text with the secret whole, or split across deltas ("sk-" then
+#: the rest): after a space, where the patterns look for one.
+_pieces = st.lists(st.sampled_from(["think ", _SECRET + " ", "sk-", _SECRET[3:] + " "]), max_size=4)
+
+
+@st.composite
+def _secret_runs(draw: st.DrawFn) -> list[AgentEvent]:
+    """Thinking with secrets, split anywhere, beside answer text; a complete response;
+    maybe a failure that names a secret."""
+    events: list[AgentEvent] = []
+    for response in ("r1", "r2")[: draw(st.integers(1, 2))]:
+        thinking = "".join(draw(_pieces))
+        cuts = sorted(draw(st.lists(st.integers(0, len(thinking)), max_size=4)))
+        for start, end in zip([0, *cuts], [*cuts, len(thinking)], strict=True):
+            if thinking[start:end]:
+                events.append(AgentEvent.reasoning_delta(thinking[start:end], response))
+        events.append(AgentEvent.text_delta("answer", response))
+        # The complete response carries its whole thinking, as trpc's models send it
+        # (without it the event path restores it from the pieces: a repair, §4.4).
+        events.append(AgentEvent.final_text("answer", response, reasoning=thinking, done=False))
+    if draw(st.booleans()):
+        events.append(AgentEvent.failure(f"boom {_SECRET}", response_id="r9"))
+    return events
+
+
+@settings(max_examples=200, deadline=None)
+@given(_secret_runs())
+def test_the_relay_masks_as_the_runner_masks(events: list[AgentEvent]) -> None:
+    policy = Redaction()
+    results = _results(_upstream(events))
+    relayed = _written(_relayed(results, policy))
+    decoded = _written(_event_path(results, policy))
+    assert [ordered_json(f) for f in relayed] == [ordered_json(f) for f in decoded]
+    leaked = [frame for frame in relayed if _SECRET.encode() in frame]
+    assert not leaked, leaked

@@ -2,6 +2,7 @@
 
     python tests/conformance/tck_run.py [--target tck|demo|proxy-go|sdk-echo] [--sut URL]
                                         [--levels must,should] [--require-must]
+                                        [--strict-card]
 
 The TCK is not part of the repository: it is read from ``$A2A_TCK_DIR`` (default
 ``../shared/a2a-tck`` beside the repository), run from there, and given its own
@@ -19,6 +20,10 @@ Targets (each started on free loopback ports, stopped at the end):
   requirements its tests leave unchecked are checked (``auth_requirements.py``:
   AUTH-SERVER-002, AUTH-SCOPE-001..003), each counted on its transport's line;
 - ``--sut URL``: a server that is already running.
+
+The bridge targets serve their default card (the 1.0 card merged with the 0.3 fields, which
+every client reads and the TCK's card schema test refuses), or with ``--strict-card`` the
+1.0 card alone (``docs/specs/a2a.md``).
 
 One TCK session covers every transport the card declares; tests that do not depend on a
 transport (the agent card) are counted on every transport's line, as a run restricted to
@@ -105,8 +110,9 @@ def _key_file() -> Path:
 
 
 @contextlib.contextmanager
-def system_under_test(target: str, sut: str) -> Iterator[str]:
+def system_under_test(target: str, sut: str, *, strict_card: bool = False) -> Iterator[str]:
     """The base URL of the server to test, running for the duration of the block."""
+    card = ["--strict-card"] if strict_card else []
     if sut:
         yield sut.rstrip("/")
     elif target == "tck-auth":
@@ -115,7 +121,7 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
             yield process.url.rstrip("/")
     elif target in ("tck", "demo"):
         # The TCK's webhook receiver listens on this machine.
-        with bridge_server(target, extra=["--push-allow-loopback"]) as process:
+        with bridge_server(target, extra=["--push-allow-loopback", *card]) as process:
             yield process.url.rstrip("/")
     elif target == "sdk-echo":
         with running([sys.executable, str(HERE / "sdk_echo_server.py")]) as process:
@@ -127,7 +133,7 @@ def system_under_test(target: str, sut: str) -> Iterator[str]:
         with go_server("text") as upstream:
             cmd = [str(Path(sys.executable).parent / "trpc-bridge"), "proxy"]
             cmd += ["--upstream", upstream.url, "--host", "127.0.0.1"]
-            cmd += ["--port", "0", "--grpc-port", "0", "--push-allow-loopback"]
+            cmd += ["--port", "0", "--grpc-port", "0", "--push-allow-loopback", *card]
             with running(cmd) as process:
                 yield process.url.rstrip("/")
     else:
@@ -219,6 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--levels", default="must,should", help="comma-separated")
     parser.add_argument("--require-must", action="store_true", help="exit 1 on a MUST failure")
     parser.add_argument("--show-failures", action="store_true", help="list every failed test")
+    parser.add_argument(
+        "--strict-card", action="store_true", help="serve the bridge's A2A 1.0 card alone"
+    )
     args = parser.parse_args(argv)
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
 
@@ -227,16 +236,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"A2A TCK not found at {tck} (set A2A_TCK_DIR): conformance run skipped")
         return 0
     python = tck_python(tck)
-    name = "sut" if args.sut else args.target
+    name = "sut" if args.sut else args.target + ("-strict-card" if args.strict_card else "")
     auth = args.target == "tck-auth" and not args.sut
     credential = f"X-API-Key: {TCK_KEY}" if auth else ""
-    with system_under_test(args.target, args.sut) as url:
+    with system_under_test(args.target, args.sut, strict_card=args.strict_card) as url:
         outcomes = run_tck(python, tck, url, levels, name, credential)
         extra = auth_requirements.check(url, TCK_KEY, OTHER_KEY) if auth else []
     records = [json.loads(line) for line in outcomes.read_text(encoding="utf-8").splitlines()]
     records += extra
     tallies = tally(records)
-    title = args.sut or f"--target {args.target}"
+    title = args.sut or f"--target {args.target}" + (" --strict-card" if args.strict_card else "")
     print("\n".join(report(tallies, levels, title)), flush=True)
     for record in extra:  # counted above too; named here, as the TCK names none of them
         print(f"  {record['id']}: {record['outcome']} {record['reason']}".rstrip())

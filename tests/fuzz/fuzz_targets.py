@@ -9,7 +9,9 @@ its ``typed`` errors, never anything else, in bounded memory.
 :class:`FuzzTarget` to :data:`TARGETS` — a name, a function of the raw input, the
 exceptions it may raise, and ``json=True`` when it reads an already-parsed JSON value
 (a frame) rather than bytes. Nothing else needs editing; give it seeds in
-:func:`json_seeds` if real inputs exist (vectors).
+:func:`json_seeds` if real inputs exist (vectors). Inputs that once went unanswered or
+crashed a reader belong in :data:`BYTE_SEEDS`: both fuzzers try every byte target on
+them and mutate from them.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from trpc_bridge.codecs.trpc.decode import StreamDecoder, decode_result
 from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.server.a2a.grpc_screen import decode_request
 from trpc_bridge.server.a2a.jsonrpc_request import JsonRpcFault, parse_jsonrpc
+from trpc_bridge.server.doors.acp.jsonrpc_lines import LineFault, read_message
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,14 @@ def _jsonrpc(body: bytes) -> object:
         if isinstance(parsed, JsonRpcFault):
             json.loads(parsed.body())
     return parsed
+
+
+def _acp_line(line: bytes) -> object:
+    # Never raises: a message, or the fault it is answered with (a JSON answer).
+    message = read_message(line)
+    if isinstance(message, LineFault):
+        json.dumps(message.response())
+    return message
 
 
 def _agui(body: bytes) -> object:
@@ -94,6 +105,7 @@ def _client_frame(body: bytes) -> object:
 TARGETS: list[FuzzTarget] = [
     FuzzTarget("JSON-RPC request body (0.3 and 1.0)", _jsonrpc),
     FuzzTarget("strict JSON body (REST, AG-UI)", read_json, (BodyError,)),
+    FuzzTarget("ACP message line (trpc-bridge acp)", _acp_line),
     FuzzTarget("AG-UI RunAgentInput", _agui, (BodyError, ValidationError)),
     FuzzTarget("gRPC SendMessageRequest (1.0 and 0.3)", _grpc),
     FuzzTarget("client SSE frame (remote server's stream)", _client_frame, (RemoteCallError,)),
@@ -105,6 +117,19 @@ TARGETS: list[FuzzTarget] = [
     FuzzTarget("E2A response", E2AResponse.from_dict, (E2AError,), json=True),
     FuzzTarget("ACP JSON-RPC call → E2A", envelope_from_acp_jsonrpc, (E2AError,), json=True),
     FuzzTarget("A2A SendMessage → E2A", envelope_from_a2a_send_message, (E2AError,), json=True),
+]
+
+
+#: Lines the ACP door once left unanswered (a client waiting on their id waited for ever),
+#: and other inputs that broke a reader: tried on every byte target.
+BYTE_SEEDS: list[bytes] = [
+    b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"\xff"}}',  # not UTF-8
+    b'{"jsonrpc":"2.0","id":2,"method":"session/prompt","par',  # truncated
+    b'{"jsonrpc":"2.0","id":3,"params":' + b"[" * 10_000 + b"]" * 10_000 + b"}",  # too deep
+    b'{"jsonrpc":"2.0","id":4,"method":"x","params":{"n":NaN}}',
+    b'{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}',
+    b"[]",
+    b"{}",
 ]
 
 

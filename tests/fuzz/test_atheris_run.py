@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fuzz_targets import TARGETS, json_seeds
+from fuzz_targets import BYTE_SEEDS, TARGETS, json_seeds
 
 HARNESS = Path(__file__).with_name("atheris_run.py")
 RUNS = 40_000
@@ -19,7 +19,7 @@ RSS_LIMIT_MB = 1024
 
 def _seed(corpus: Path) -> None:
     """Real inputs for each target: vector frames for the frame decoders, the same
-    wrapped in a JSON-RPC request for the byte parsers."""
+    wrapped in a JSON-RPC request for the byte parsers, and the byte seeds."""
     for index, target in enumerate(TARGETS):
         for n, seed in enumerate(json_seeds()):
             value = (
@@ -33,6 +33,9 @@ def _seed(corpus: Path) -> None:
                 }
             )
             (corpus / f"seed-{index}-{n}").write_bytes(bytes([index]) + json.dumps(value).encode())
+        if not target.json:
+            for n, line in enumerate(BYTE_SEEDS):
+                (corpus / f"line-{index}-{n}").write_bytes(bytes([index]) + line)
 
 
 def test_bounded_atheris_run(tmp_path: Path) -> None:

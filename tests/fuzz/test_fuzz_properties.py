@@ -9,7 +9,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
-from fuzz_targets import TARGETS, FuzzTarget, json_seeds
+from fuzz_targets import BYTE_SEEDS, TARGETS, FuzzTarget, json_seeds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,6 +88,19 @@ _settings = settings(max_examples=150, deadline=None, suppress_health_check=[Hea
 @given(data=st.binary(max_size=2048) | _NASTY)
 def test_random_bytes(target: FuzzTarget, data: bytes) -> None:
     _call(target, data)
+
+
+@pytest.mark.parametrize("target", _BYTE_TARGETS, ids=lambda t: t.name)
+def test_byte_seeds(target: FuzzTarget) -> None:
+    for seed in BYTE_SEEDS:
+        _call(target, seed)
+
+
+@pytest.mark.parametrize("target", _BYTE_TARGETS, ids=lambda t: t.name)
+@_settings
+@given(seed=st.sampled_from(BYTE_SEEDS), cut=st.integers(0, 2048), tail=st.binary(max_size=16))
+def test_mutated_byte_seeds(target: FuzzTarget, seed: bytes, cut: int, tail: bytes) -> None:
+    _call(target, seed[: len(seed) - cut] + tail)
 
 
 @pytest.mark.parametrize("target", _BYTE_TARGETS, ids=lambda t: t.name)

@@ -68,26 +68,16 @@ def framework_clients() -> Iterator[dict[str, PeerClient]]:
         yield Lazy(stack, start)
 
 
-#: The last item of a ``bridges`` key for a bridge run with ``--legacy-card``.
-LEGACY_CARD = "legacy-card"
-
-
-def bridge_key(framework: Framework, kind: str, value: str) -> tuple[str, ...]:
-    """The ``bridges`` key of the bridge ``framework``'s client calls (with
-    ``--legacy-card`` when that client needs the 0.3 card)."""
-    return (kind, value, LEGACY_CARD) if framework.legacy_card else (kind, value)
-
-
 @pytest.fixture(scope="session")
-def bridges() -> Iterator[dict[tuple[str, ...], str]]:
+def bridges() -> Iterator[dict[tuple[str, str], str]]:
     """``("serve", scenario)`` → ``trpc-bridge serve`` of the scenario's Python twin;
-    ``("proxy", url)`` → ``trpc-bridge proxy --upstream url``: their base URLs;
-    ``(…, LEGACY_CARD)``: the same with ``--legacy-card``."""
+    ``("proxy", url)`` → ``trpc-bridge proxy --upstream url``: their base URLs, every one
+    with the default options (the default card included: every client reads it)."""
     thread = BridgeThread()
 
-    def start(_: contextlib.ExitStack, key: tuple[str, ...]) -> str:
-        kind, value, *flags = key
-        options = ServerOptions(legacy_card=LEGACY_CARD in flags)
+    def start(_: contextlib.ExitStack, key: tuple[str, str]) -> str:
+        kind, value = key
+        options = ServerOptions()
         if kind == "serve":
             return thread.serve(getattr(scenarios, value), options)
         return thread.proxy(value, options)

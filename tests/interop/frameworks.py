@@ -69,9 +69,6 @@ class Framework:
     unary_client: bool = False
     #: A2A wire its server and client use (v0 = 0.3 JSON-RPC, v1 = 1.0 JSON-RPC).
     wire: str = "v0"
-    #: Its client reads ``agent-card.json`` with no A2A-Version and needs the 0.3 ``url``
-    #: field (a2a-sdk 0.3): the bridges it calls run with ``--legacy-card``.
-    legacy_card: bool = False
     #: How the peer runs: ``python`` (``venv`` under build/peers), ``node`` or ``java``.
     runtime: str = "python"
     #: Its folder under interop/ (``program`` is there).
@@ -122,7 +119,7 @@ class Framework:
         return f"{self.package} {package} (a2a-sdk {sdk})"
 
 
-TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py", legacy_card=True)
+TRPC_PY = Framework("trpc-py", "trpc-py", "trpc_peer.py", "trpc-agent-py")
 TRPC_PY_V1 = Framework(
     "trpc-py-v1", "trpc-py-v1", "trpc_peer.py", "trpc-agent-py", v1=True, wire="v1"
 )
@@ -144,7 +141,6 @@ JAVA = Framework(
     "Peer",
     "a2a-java-sdk-client",
     unary_client=True,
-    legacy_card=True,
     runtime="java",
     folder="java",
     sdk=True,
@@ -154,7 +150,6 @@ ADK_JS = Framework(
     "",
     "peer.mjs",
     "@google/adk",
-    legacy_card=True,
     runtime="node",
     folder="adk-js",
 )
@@ -173,8 +168,8 @@ A2A 1.0 implementation: its cells stand in for the Go v1 cells that cannot be bu
 see interop/go/README.md), `adk` = Google ADK (`to_a2a` server, `RemoteA2aAgent` client). \
 `X→py` = framework X's client calling `trpc-bridge serve`; `py→X` = the bridge's \
 `RemoteAgent` calling X's server; `X→proxy→Y` = X's client calling `trpc-bridge proxy` in \
-front of Y's server; the bridges `trpc-py`'s client calls run with `--legacy-card` (its \
-a2a-sdk 0.3 client needs the 0.3 card at agent-card.json, see the README). A cell passes \
+front of Y's server; every bridge runs with its default options (its default card is \
+read by every client here, a2a-sdk 0.3 and 1.x alike). A cell passes \
 when the client shows the scenario's content, no text twice, one id per response (and a \
 trpc-agent-py caller's session keeps the answer); trpc-agent-go's client is held to what \
 it shows against trpc-agent-go's own server. `xfail` = fails today, tracked by a strict \
@@ -192,9 +187,9 @@ defines (tests/interop/views.py:a2a_view). They declare no trpc \
 `X→py` and `X→proxy→Y` cells expect the answer text (and the error) only, no reasoning \
 or tools (§3.1). ADK for TypeScript's client mints an id per event: its events fold by \
 the response id it carries, else by ADK's rule that partial events preview the next \
-complete one. The Java SDK's and ADK for TypeScript's 0.3 clients need the 0.3 card: \
-their bridges run with `--legacy-card`; the Java client runs on HTTP/1.1 (its default \
-h2c offer loses the request body at the bridge: tests/interop/test_sdk_peers.py)."""
+complete one. The Java SDK's and ADK for TypeScript's 0.3 clients read the 0.3 fields of \
+the bridge's default card; the Java client runs on HTTP/1.1 (its default h2c offer loses \
+the request body at the bridge: tests/interop/test_sdk_peers.py)."""
 
 
 def versions() -> str:

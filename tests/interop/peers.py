@@ -83,13 +83,18 @@ class Process:
 
     def grpc_address(self, timeout: float = 10.0) -> str:
         """``host:port`` of the ``gRPC`` line trpc-bridge prints with its endpoints."""
+        return self.endpoint("gRPC", timeout)
+
+    def endpoint(self, label: str, timeout: float = 10.0) -> str:
+        """The address on the line trpc-bridge prints for ``label`` (``gRPC``,
+        ``metrics``, …) with its endpoints."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for line in list(self.stdout):
-                if line.startswith("gRPC"):
+                if line.startswith(label):
                     return line.split()[1]
             time.sleep(0.02)
-        raise AssertionError(f"no gRPC line in {timeout}s; saw {self.stdout}")
+        raise AssertionError(f"no {label} line in {timeout}s; saw {self.stdout}")
 
     def wait_for_log(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -186,9 +191,11 @@ def go_server(
 def bridge_server(
     agent: str, *, extra: list[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Iterator[Process]:
-    """``trpc-bridge serve`` in its own process, as a user would run it."""
+    """``trpc-bridge serve`` in its own process, as a user would run it; without the
+    playground's span buffer (on by default on loopback, it would trace every call), unless
+    ``extra`` asks for it (``--trace-view``)."""
     cmd = [str(TRPC_BRIDGE), "serve", "--agent", agent, "--host", "127.0.0.1"]
-    cmd += ["--port", "0", "--grpc-port", "0", *(extra or [])]
+    cmd += ["--port", "0", "--grpc-port", "0", "--no-trace-view", *(extra or [])]
     with running(cmd, env) as process:
         yield process
 
@@ -197,9 +204,10 @@ def bridge_server(
 def bridge_proxy(
     upstream: str, *, grpc: bool = True, env: Mapping[str, str] | None = None
 ) -> Iterator[Process]:
-    """``trpc-bridge proxy --upstream`` in its own process (tracing as ``env`` sets it)."""
+    """``trpc-bridge proxy --upstream`` in its own process (tracing as ``env`` sets it;
+    no span buffer, as for :func:`bridge_server`)."""
     cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream, "--port", "0"]
-    cmd += ["--grpc-port", "0" if grpc else "-1"]
+    cmd += ["--grpc-port", "0" if grpc else "-1", "--no-trace-view"]
     with running(cmd, env) as process:
         yield process
 

@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from framework_fixtures import bridge_key
 from frameworks import (
     FRAMEWORKS,
     NEW_PEERS,
@@ -107,12 +106,12 @@ def _client_cells() -> list[Any]:
 @pytest.mark.parametrize(("scenario", "framework", "mode"), _client_cells())
 def test_framework_client_bridge_server(
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, ...], str],
+    bridges: dict[tuple[str, str], str],
     scenario: str,
     framework: Framework,
     mode: str,
 ) -> None:
-    url = bridges[bridge_key(framework, "serve", scenario)]
+    url = bridges[("serve", scenario)]
     answer = framework_clients[framework.key].call(url, stream=mode == "stream")
     check_peer_client(framework, answer, scenario, mode)
 
@@ -190,7 +189,7 @@ def test_through_proxy(
     request: pytest.FixtureRequest,
     framework_servers: dict[str, PeerServers],
     framework_clients: dict[str, PeerClient],
-    bridges: dict[tuple[str, ...], str],
+    bridges: dict[tuple[str, str], str],
     scenario: str,
     client: str,
     upstream: str,
@@ -211,6 +210,6 @@ def test_through_proxy(
         assert go_view(through.events) == go_view(reference.events), through.events
         return
     framework = next(f for f in FRAMEWORKS if f.key == client)
-    proxy = bridges[bridge_key(framework, "proxy", upstream_url)]
+    proxy = bridges[("proxy", upstream_url)]
     answer = framework_clients[client].call(proxy, stream=stream)
     check_peer_client(framework, answer, scenario, mode)

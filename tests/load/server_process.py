@@ -52,7 +52,18 @@ async def served(agent: str, *flags: str) -> AsyncIterator[ServerProcess]:
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
     }
     process = subprocess.Popen(
-        [str(CLI), "serve", "--agent", agent, "--port", str(port), "--grpc-port", "0", *flags],
+        [
+            str(CLI),
+            "serve",
+            "--agent",
+            agent,
+            "--port",
+            str(port),
+            "--grpc-port",
+            "0",
+            "--no-trace-view",
+            *flags,
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,

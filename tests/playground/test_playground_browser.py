@@ -17,11 +17,13 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from trpc_bridge.agent import Agent, Skill
+from trpc_bridge.agent import Agent, FunctionAgent, Skill
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .browser import Playground, playground_browser, read_run
 
@@ -45,6 +47,7 @@ class RoutingAgent:
             "unicode": ScenarioAgent("unicode", SCRIPTS["unicode"]),
             # Slow enough to be stopped midway from the page.
             "long": ScenarioAgent("long", SCRIPTS["long"], delay=0.02),
+            "markdown": FunctionAgent("markdown", "", _markdown),
         }
 
     async def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
@@ -52,6 +55,27 @@ class RoutingAgent:
         agent = self._scenarios.get(request.text.split()[0], self._demo)
         async for event in agent.run(request):
             yield event
+
+
+#: An answer in Markdown, with what a sanitiser must keep out of the page.
+MARKDOWN = """## Result
+
+It is **sunny** and *warm*, see [the forecast](https://example.com/f?a=1&b=2).
+
+- one
+- two with `code`
+
+```python
+print("<b>not bold</b>")
+```
+
+<img src=x onerror="document.title='pwned'"> [click](javascript:document.title='pwned')"""
+
+
+async def _markdown(request: AgentRequest) -> AsyncIterator[AgentEvent]:
+    for piece in MARKDOWN.split(" "):
+        yield AgentEvent.text_delta(piece + " ", "chatcmpl-md")
+    yield AgentEvent.final_text(MARKDOWN, "chatcmpl-md")
 
 
 @pytest.fixture
@@ -65,8 +89,12 @@ async def served(
 ) -> AsyncIterator[tuple[BridgeServer, RoutingAgent]]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    buffer = SpanBuffer()  # the trace view's spans
+    provider.add_span_processor(buffer)
     agent = RoutingAgent()
-    options = ServerOptions(grpc_port=None, tracer_provider=provider)
+    options = ServerOptions(
+        grpc_port=None, tracer_provider=provider, ops=OpsOptions(span_buffer=buffer)
+    )
     async with BridgeServer(agent, options) as server:
         yield server, agent
 
@@ -105,9 +133,10 @@ async def test_demo_agent_run_is_shown_live(
 
         code = await read_run(await playground.ask("run some code"))
         assert code.status == "finished"
-        assert code.code == ["Let me compute it.\n```python\nprint(6 * 7)\n```"]
+        # The code is shown once: in the Code box, not again in the answer that said it.
+        assert code.code == ["print(6 * 7)"]
         assert code.output == ["42\n"]
-        assert code.answers[-1] == "The result is 42."
+        assert code.answers == ["Let me compute it.", "The result is 42."]
         await playground.screenshot("playground-demo.png")  # the README's docs/playground.png
 
         await check_more_turns(playground, agent)
@@ -186,4 +215,49 @@ async def test_new_thread_and_narrow_window(
         width = await playground.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360
         await playground.screenshot("playground-narrow.png")
+        assert playground.errors == []
+
+
+async def test_markdown_is_rendered_safely_and_each_run_shows_its_trace(
+    served: tuple[BridgeServer, RoutingAgent], exporter: InMemorySpanExporter
+) -> None:
+    server, _ = served
+    async with playground_browser() as playground:
+        await playground.open(server.playground_url)
+        page = playground.page
+        run = await playground.ask("markdown please")
+        answer = run.locator(".answer-text")
+        assert await answer.locator("h4").inner_text() == "Result"
+        assert await answer.locator("strong").inner_text() == "sunny"
+        assert await answer.locator("em").inner_text() == "warm"
+        assert await answer.locator("li").all_inner_texts() == ["one", "two with code"]
+        assert await answer.locator("pre code").inner_text() == 'print("<b>not bold</b>")'
+        link = answer.locator("a")
+        assert await link.count() == 1  # the javascript: link stays text
+        assert await link.get_attribute("href") == "https://example.com/f?a=1&b=2"
+        assert await link.get_attribute("rel") == "noopener noreferrer nofollow"
+        # Markup in the answer is text: no element from it, nothing it ran.
+        assert await page.locator("#transcript img, #transcript b, #transcript script").count() == 0
+        assert "<img src=x" in await answer.inner_text()
+        assert await page.title() == "trpc-bridge playground"
+
+        # The waterfall of the weather run: its SERVER span and the tool's span, nested.
+        weather = await playground.ask("weather in Paris")
+        rows = weather.locator(".trace-view .span-row")
+        await weather.locator(".span-row[data-kind=SERVER]").wait_for()
+        await weather.locator(".span-row", has_text="execute_tool get_weather").wait_for()
+        names = await rows.locator(".span-name").all_inner_texts()
+        assert names[0] == "invoke_agent weather-agent"
+        assert "execute_tool get_weather" in names
+        trace_id = await weather.get_attribute("data-trace-id")
+        recorded = {
+            f"{s.context.span_id:016x}"
+            for s in exporter.get_finished_spans()
+            if s.context is not None and f"{s.context.trace_id:032x}" == trace_id
+        }
+        shown = {await row.get_attribute("data-span-id") for row in await rows.all()}
+        assert shown == recorded
+        tool = weather.locator(".span-row", has_text="execute_tool get_weather")
+        assert "gen_ai.tool.name=get_weather" in await tool.locator(".span-attributes").inner_text()
+        await playground.screenshot("playground-trace.png")
         assert playground.errors == []

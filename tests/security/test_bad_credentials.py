@@ -243,7 +243,7 @@ async def _send(server: BridgeServer, transport: str, ask: Ask) -> tuple[Any, st
 
 # --- the expected answers, written out per transport --------------------------------------
 
-_JSONRPC_CODE = {401: -32000, 403: -32099, 400: -32600}
+_JSONRPC_CODE = {401: -32000, 403: -32000, 400: -32600}
 _STATUS_NAME = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 400: "INVALID_ARGUMENT"}
 _REASON = {401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 400: "INVALID_REQUEST"}
 _GRPC = {

@@ -199,12 +199,15 @@ async def test_the_card_says_how_to_get_in(oidc_server: BridgeServer, idp: OidcP
         legacy = (await http.get(oidc_server.card_url, headers={"A2A-Version": "0.3"})).json()
     assert response.status_code == 200  # the card itself needs no credentials
     card = response.json()
-    assert card["securitySchemes"]["oidc"] == {
-        "openIdConnectSecurityScheme": {
-            "openIdConnectUrl": f"{idp.issuer}/.well-known/openid-configuration",
-            "description": "Access tokens of this OpenID provider (client credentials)",
-        }
+    discovery = f"{idp.issuer}/.well-known/openid-configuration"
+    # The default card is a2a-sdk's merged form: each scheme in its 1.0 shape and with the
+    # 0.3 fields beside it, so readers of either version find theirs.
+    assert card["securitySchemes"]["oidc"]["openIdConnectSecurityScheme"] == {
+        "openIdConnectUrl": discovery,
+        "description": "Access tokens of this OpenID provider (client credentials)",
     }
+    assert card["securitySchemes"]["oidc"]["type"] == "openIdConnect"
+    assert card["securitySchemes"]["oidc"]["openIdConnectUrl"] == discovery
     assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
     assert card["securityRequirements"] == [{"schemes": {"oidc": {}}}, {"schemes": {"bearer": {}}}]
     assert legacy["security"] == [{"oidc": []}, {"bearer": []}]

@@ -108,6 +108,18 @@ async def test_invalid_run_input_is_http_400_json(body: bytes) -> None:
     assert isinstance(response.json()["detail"], list)
 
 
+async def test_a_thread_id_of_1_mb_is_refused_and_the_door_keeps_serving() -> None:
+    # A2A refuses a contextId over 255 characters; the AG-UI thread id becomes that id.
+    async with BridgeServer(ShowcaseAgent()) as server, httpx.AsyncClient(timeout=30) as http:
+        refused = await http.post(server.agui_url, json=run_input("hi", threadId="t" * 2**20))
+        served = await http.post(server.agui_url, json=run_input("weather?"))
+    assert (refused.status_code, refused.json()) == (
+        400,
+        {"error": "threadId is longer than 255 characters"},
+    )
+    check_sequence(sse_events(served.text))
+
+
 async def test_state_keys_from_the_input_can_be_removed() -> None:
     async with client_for(ShowcaseAgent()) as client:
         response = await client.post("/agui", json=run_input("hi", state={"gone": 1}))

@@ -1,6 +1,7 @@
 """Which form of the card each request gets at the well-known paths, by default and with
-``--legacy-card`` (``bridge/server/a2a/card_routes.py``). What real clients make of these
-forms is the interop matrix's business (tests/interop/test_framework_matrix.py)."""
+``--strict-card`` (``bridge/server/a2a/card_routes.py``). What real clients make of these
+forms is the interop matrix's business (tests/interop/test_framework_matrix.py, every
+client with the default card)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,9 @@ def _bindings(card: dict[str, Any]) -> set[str]:
     return {i["protocolBinding"] for i in card["supportedInterfaces"]}
 
 
-@pytest.mark.parametrize("legacy", [False, True], ids=["default", "legacy-card"])
-async def test_card_forms(legacy: bool) -> None:
-    forms = await _forms(ServerOptions(legacy_card=legacy))
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-card"])
+async def test_card_forms(strict: bool) -> None:
+    forms = await _forms(ServerOptions(strict_card=strict))
     # Requests marked 1.x (a2a-sdk 1.x, ADK) get the same-origin 1.0 card either way.
     assert not V0_3_FIELDS & forms["1.0"].keys()
     assert "GRPC" not in _bindings(forms["1.0"])
@@ -56,13 +57,13 @@ async def test_card_forms(legacy: bool) -> None:
         assert "GRPC" in _bindings(forms[name])
     unmarked = forms["unmarked"]
     assert "GRPC" in _bindings(unmarked)
-    if legacy:  # a2a-sdk 0.3 clients' request: the card with the 0.3 fields
-        assert unmarked == forms["0.3"]
-    else:  # the TCK's request (the same one): the 1.0 card, nothing the schema forbids
+    if strict:  # the TCK's request: the 1.0 card, nothing the 1.0 schema forbids
         assert not V0_3_FIELDS & unmarked.keys()
+    else:  # the same request from an a2a-sdk 0.3 client: the merged card it can read
+        assert unmarked == forms["0.3"]
 
 
-def test_legacy_card_flag_reaches_the_options() -> None:
+def test_strict_card_flag_reaches_the_options() -> None:
     defaults = {name: flag.option.default for name, flag in SERVER_FLAGS.items()}
-    assert server_options(defaults).legacy_card is False
-    assert server_options({**defaults, "legacy_card": True}).legacy_card is True
+    assert server_options(defaults).strict_card is False
+    assert server_options({**defaults, "strict_card": True}).strict_card is True

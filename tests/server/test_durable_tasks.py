@@ -2,8 +2,10 @@
 task that reads ``failed`` with an ``interrupted`` error after a restart (it used to be
 "not found"), SIGTERM ends a live stream with a final status frame (it used to be cut),
 and a task store that fails mid-run is an error the caller sees (it used to be a
-``completed`` that was never stored). Real ``trpc-bridge serve`` processes, real SQLite
-files and a real PostgreSQL server."""
+``completed`` that was never stored), which every later read repeats and the store is
+brought to agree with once it answers again (it used to read ``submitted`` for ever).
+Real ``trpc-bridge serve`` processes, real SQLite files (filled up with SQLite's own
+page limit) and a real PostgreSQL server (stopped and started again)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import db_servers
+import grpc
 import httpx
 import pytest
 from a2a.types import TaskState
 from peers import bridge_server
+from sqlalchemy import event
 from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_pieces
 
 from trpc_bridge.agents.scenarios import long_slow
@@ -158,3 +162,141 @@ def _owner(user: str) -> Any:
     from trpc_bridge.server.tasks.store import owner_context
 
     return owner_context(user)
+
+
+# --- a task whose save failed -------------------------------------------------------------
+
+
+def _disk_full(connection: Any, _: object) -> None:
+    """SQLite's own "database or disk is full": no page past those the file has now."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA page_count")
+    cursor.execute(f"PRAGMA max_page_count = {cursor.fetchone()[0]}")
+    cursor.close()
+
+
+class _SqliteDisk:
+    """A SQLite store whose disk fills up (every new connection of the server's engine is
+    capped at the pages the file has) and is freed again."""
+
+    def __init__(self, server: BridgeServer) -> None:
+        self.engine = server.task_store.engine  # type: ignore[attr-defined]
+
+    async def fail(self) -> None:
+        event.listen(self.engine.sync_engine, "connect", _disk_full)
+        await self.engine.dispose()
+
+    async def recover(self) -> None:
+        event.remove(self.engine.sync_engine, "connect", _disk_full)
+        await self.engine.dispose()
+
+
+class _Postgres:
+    def __init__(self, cluster: Any) -> None:
+        self.cluster = cluster
+
+    async def fail(self) -> None:
+        await asyncio.to_thread(self.cluster.stop)
+
+    async def recover(self) -> None:
+        await asyncio.to_thread(self.cluster.start)
+
+
+async def _reads(server: BridgeServer, task_id: str, *, listing: bool = True) -> dict[str, Any]:
+    """What each transport says of ``task_id`` to its owner: its state (get, on each
+    transport; ListTasks unless not ``listing``), or the error code (resubscribe, cancel)."""
+    from a2a.types import GetTaskRequest, a2a_pb2_grpc
+
+    calls = TaskCalls(server.jsonrpc_url)
+    got = (await calls.get(task_id))["result"]
+    v1 = {"A2A-Version": "1.0"}
+    get_1_0 = await calls.http.post(
+        server.jsonrpc_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task_id}},
+        headers=v1,
+    )
+    rest = await calls.http.get(f"{server.rest_url}/tasks/{task_id}", headers=v1)
+    async with calls.resubscribe(task_id) as frames:
+        resubscribed = [frame async for frame in frames]
+    cancelled = await calls.cancel(task_id)
+    await calls.close()
+    async with grpc.aio.insecure_channel(server.grpc_address) as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)  # type: ignore[no-untyped-call]
+        by_grpc = await stub.GetTask(GetTaskRequest(id=task_id), metadata=(("x-user-id", "alice"),))
+    reads = {
+        "tasks/get": (got["status"]["state"], status_text(got)),
+        "GetTask": get_1_0.json()["result"]["status"]["state"],
+        "REST": rest.json()["status"]["state"],
+        "gRPC": TaskState.Name(by_grpc.status.state),
+        "resubscribe": resubscribed[0]["error"]["code"],
+        "cancel": cancelled["error"]["code"],
+    }
+    if listing:
+        list_call = {"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {}}
+        async with httpx.AsyncClient(headers={"X-User-ID": "alice", **v1}) as http:
+            listed = (await http.post(server.jsonrpc_url, json=list_call)).json()["result"]
+        states = {t["id"]: t["status"]["state"] for t in listed["tasks"]}
+        reads["ListTasks"] = states.get(task_id, "(not listed)")
+    return reads
+
+
+async def _stored_state(server: BridgeServer, task_id: str) -> int:
+    stored = await server.task_store.get(task_id, _owner("alice"))
+    assert stored is not None
+    return int(stored.status.state)
+
+
+UNSAVED = "the task could not be saved: the task store failed"
+TOLD: dict[str, Any] = {
+    "tasks/get": ("failed", UNSAVED),
+    "GetTask": "TASK_STATE_FAILED",
+    "REST": "TASK_STATE_FAILED",
+    "gRPC": "TASK_STATE_FAILED",
+    "ListTasks": "TASK_STATE_FAILED",
+    "resubscribe": -32004,  # it has ended
+    "cancel": -32002,  # it cannot be cancelled
+}
+
+
+@pytest.fixture(params=["sqlite disk full", "postgresql stopped"])
+def failing_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if request.param.startswith("sqlite"):
+        yield f"sqlite:///{tmp_path / 'tasks.db'}", _SqliteDisk
+        return
+    if reason := db_servers.unavailable():
+        pytest.skip(reason)
+    with db_servers.postgres_cluster() as cluster:
+        yield cluster.url, lambda _server: _Postgres(cluster)
+
+
+async def test_a_task_whose_save_failed_reads_as_its_caller_was_told(failing_store: Any) -> None:
+    """The store fails as a stream ends: the caller is told ``failed``, and from then on
+    every read on every transport says ``failed`` too — while the store is still down
+    (PostgreSQL: then ListTasks cannot answer at all), once it is back, and after a
+    restart, when the stored row itself has been reconciled."""
+    url, fault = failing_store
+    options = ServerOptions(durability=Durability(task_store=url, journal_interval=0.05))
+    async with BridgeServer(long_slow, options) as server:
+        store = fault(server)
+        calls = TaskCalls(server.jsonrpc_url)
+        task_id, stream, reader = await _start_long_stream(calls, 10)
+        await store.fail()
+        rest = [frame async for frame in reader]
+        await stream.__aexit__(None, None, None)
+        await calls.close()
+        assert final_state(rest) == "failed"
+        assert status_text(rest[-1]) == UNSAVED
+        if isinstance(store, _SqliteDisk):  # the store still reads, but holds the old row
+            assert await _stored_state(server, task_id) != TaskState.TASK_STATE_FAILED
+            assert await _reads(server, task_id) == TOLD
+        else:  # nothing reads PostgreSQL now: a list cannot be made at all
+            told = {k: v for k, v in TOLD.items() if k != "ListTasks"}
+            assert await _reads(server, task_id, listing=False) == told
+        await store.recover()
+        async with asyncio.timeout(60):  # reconciled in the background
+            while await _stored_state(server, task_id) != TaskState.TASK_STATE_FAILED:
+                await asyncio.sleep(0.1)
+        assert await _reads(server, task_id) == TOLD
+        assert len(server.runner.tasks.unsaved) == 0
+    async with BridgeServer(long_slow, options) as restarted:
+        assert await _reads(restarted, task_id) == TOLD

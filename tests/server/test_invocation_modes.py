@@ -33,6 +33,8 @@ from a2a.types import (
     TaskState,
 )
 from a2a.utils.errors import InvalidParamsError, TaskNotFoundError
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,6 +44,7 @@ from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, PushOptions, ServerOptions
 from trpc_bridge.server.http.listener import serving
+from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.push.delivery import NOTIFICATION_ID_HEADER, RetryPolicy
 from trpc_bridge.server.push.policy import PushPolicy
 
@@ -267,7 +270,7 @@ async def test_webhooks_on_internal_addresses_are_refused() -> None:
             config.task_id = answer.task.id
             with pytest.raises(InvalidParamsError):
                 await client.create_task_push_notification_config(config, context=as_user("alice"))
-    assert not await PushPolicy().allows("http://localhost:9/hook")  # resolves to loopback
+    assert await PushPolicy().screen("http://localhost:9/hook")  # loopback
 
 
 async def test_push_from_a_0_3_stream_carries_every_delta() -> None:
@@ -304,3 +307,36 @@ def _streamed_texts(sse: str) -> list[str]:
             if result.get("kind") == "artifact-update":
                 texts += [p["text"] for p in result["artifact"]["parts"] if p.get("text")]
     return texts
+
+
+async def test_push_deliveries_are_counted_by_outcome() -> None:
+    """``trpc_bridge.push.deliveries``: the webhook's 400 is a refusal, the rest delivered."""
+    reader = InMemoryMetricReader()
+    options = ServerOptions(
+        push=PushOptions(policy=PushPolicy(allow_loopback=True)),
+        grpc_port=None,
+        ops=OpsOptions(meter_provider=MeterProvider(metric_readers=[reader])),
+    )
+    agent = ScenarioAgent("text", SCRIPTS["text"])
+    async with (
+        BridgeServer(agent, options) as server,
+        webhook(failures=[400]) as hook,
+        httpx.AsyncClient(base_url=server.base_url) as http,
+    ):
+        config = {"url": hook.url, "token": "tok-1"}
+        params = {"message": go_message("hi"), "configuration": {"pushNotificationConfig": config}}
+        await http.post("/", json=jsonrpc("message/stream", params))
+        await wait_for(lambda: "TASK_STATE_COMPLETED" in hook.states())
+        assert server.push is not None
+        await server.push.flush()
+    data = reader.get_metrics_data()
+    assert data is not None
+    counted: dict[Any, Any] = {
+        dict(point.attributes or {})["trpc_bridge.outcome"]: getattr(point, "value", None)
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "trpc_bridge.push.deliveries"
+        for point in metric.data.data_points
+    }
+    assert counted == {"refused": 1, "delivered": len(hook.received) - 1}

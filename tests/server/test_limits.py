@@ -125,3 +125,51 @@ async def test_past_the_connection_cap_requests_get_503() -> None:
             served = await http.get(server.card_url)
     assert refused.status_code == 503
     assert served.status_code == 200
+
+
+async def _send_head(port: int, head: bytes) -> bytes:
+    """Send ``head`` on a raw socket; everything the server answered before it closed."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(), 30)  # until EOF
+    writer.close()
+    return answer
+
+
+_TOO_LARGE = b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+_CARD = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: bridge\r\n"
+
+
+async def test_request_heads_over_the_size_or_line_bound_get_431_and_are_closed() -> None:
+    limits = Limits(max_header_bytes=8 * 1024, max_header_lines=20)
+    options = ServerOptions(limits=limits, grpc_port=None)
+    async with BridgeServer(demo_agent(), options) as server:
+        port = server.http_port
+        one_line = await _send_head(port, _CARD + b"X-Big: " + b"a" * 9000 + b"\r\n\r\n")
+        long_url = await _send_head(port, b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n")
+        lines = b"".join(b"X-%d: y\r\n" % i for i in range(20))
+        many_lines = await _send_head(port, _CARD + lines + b"\r\n")
+        # Within both bounds (with Host and Connection, 20 lines; about 7 KiB): served.
+        under = _CARD + b"".join(b"X-%d: %s\r\n" % (i, b"y" * 380) for i in range(18))
+        served = await _send_head(port, under + b"Connection: close\r\n\r\n")
+        await _normal_call(server)
+    assert one_line == _TOO_LARGE + (
+        b"content-type: text/plain; charset=utf-8\r\ncontent-length: 35\r\n"
+        b"connection: close\r\n\r\nrequest head larger than 8192 bytes"
+    )
+    assert long_url.startswith(_TOO_LARGE) and long_url.endswith(b"larger than 8192 bytes")
+    assert many_lines.startswith(_TOO_LARGE) and many_lines.endswith(b"more than 20 header lines")
+    assert served.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+async def test_keep_alive_and_pipelined_requests_each_get_the_whole_bound() -> None:
+    # Four heads of 5 KiB each on one connection, sent at once: 20 KiB in all, each
+    # within the 8 KiB bound: the bound is per head, not per connection.
+    options = ServerOptions(limits=Limits(max_header_bytes=8 * 1024), grpc_port=None)
+    head = _CARD + b"X-Pad: " + b"p" * 5000 + b"\r\n"
+    async with BridgeServer(demo_agent(), options) as server:
+        answer = await _send_head(
+            server.http_port, (head + b"\r\n") * 3 + head + b"Connection: close\r\n\r\n"
+        )
+    assert answer.count(b"HTTP/1.1 200 OK\r\n") == 4

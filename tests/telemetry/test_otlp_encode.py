@@ -5,11 +5,9 @@ uses it sends them to a real HTTP endpoint on loopback."""
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
@@ -26,6 +24,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 from opentelemetry.trace.span import TraceState
+from otlp_collector import LoopbackCollector, loopback_collector
 from peers import bridge_server
 
 from trpc_bridge.telemetry.otlp_encode import encode_spans
@@ -209,39 +208,16 @@ def test_special_numbers_encode_as_the_sdk_encodes_them() -> None:
     assert encode_spans(spans) == sdk_bytes(spans)
 
 
-class _Collector(BaseHTTPRequestHandler):
-    bodies: ClassVar[list[tuple[str, str, bytes]]] = []
-    status: ClassVar[int] = 200
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        self.bodies.append((self.path, self.headers["Content-Type"], body))
-        self.send_response(self.status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
-
-
 @pytest.fixture
-def collector() -> Iterator[tuple[str, list[tuple[str, str, bytes]]]]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
-    _Collector.bodies = []
-    _Collector.status = 200
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1/traces", _Collector.bodies
-    finally:
-        server.shutdown()
-        server.server_close()
+def collector() -> Iterator[LoopbackCollector]:
+    with loopback_collector() as running:
+        yield running
 
 
 def test_exporter_posts_the_sdk_bytes_over_http(
-    collector: tuple[str, list[tuple[str, str, bytes]]],
+    collector: LoopbackCollector,
 ) -> None:
-    endpoint, bodies = collector
+    endpoint, bodies = f"{collector.url}/v1/traces", collector.bodies
     exporter = OtlpHttpSpanExporter(endpoint=endpoint)
     assert exporter.encodes_spans  # the installed SDK exposes the client this relies on
     memory = InMemorySpanExporter()
@@ -254,12 +230,12 @@ def test_exporter_posts_the_sdk_bytes_over_http(
 
 
 def test_exporter_leaves_export_to_the_sdk_when_its_metrics_are_on(
-    collector: tuple[str, list[tuple[str, str, bytes]]], monkeypatch: pytest.MonkeyPatch
+    collector: LoopbackCollector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The SDK records its export metrics around its own encoding: with them on, the batch
     goes through the SDK's ``export`` (same bytes, its metrics recorded)."""
     monkeypatch.setenv(SDK_METRICS_ENV, "true")
-    endpoint, bodies = collector
+    endpoint, bodies = f"{collector.url}/v1/traces", collector.bodies
     exporter = OtlpHttpSpanExporter(endpoint=endpoint)
     assert not exporter.encodes_spans
     memory = InMemorySpanExporter()
@@ -272,11 +248,11 @@ def test_exporter_leaves_export_to_the_sdk_when_its_metrics_are_on(
 
 
 def test_a_refused_export_is_a_failure(
-    collector: tuple[str, list[tuple[str, str, bytes]]],
+    collector: LoopbackCollector,
 ) -> None:
     """A collector's 400 (not retryable): the batch is reported failed, nothing raised."""
-    endpoint, bodies = collector
-    _Collector.status = 400
+    endpoint, bodies = f"{collector.url}/v1/traces", collector.bodies
+    collector.status = 400
     exporter = OtlpHttpSpanExporter(endpoint=endpoint)
     memory = InMemorySpanExporter()
     with provider(memory).get_tracer("t").start_as_current_span("served"):
@@ -287,11 +263,11 @@ def test_a_refused_export_is_a_failure(
 
 
 def test_trpc_bridge_serve_exports_its_spans_over_otlp(
-    collector: tuple[str, list[tuple[str, str, bytes]]],
+    collector: LoopbackCollector,
 ) -> None:
     """The whole path as users run it: ``trpc-bridge serve`` with an OTLP endpoint set
     exports the SERVER span of a call, under the caller's trace, to the collector."""
-    endpoint, bodies = collector
+    endpoint, bodies = f"{collector.url}/v1/traces", collector.bodies
     env = {
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint,
         "OTEL_BSP_SCHEDULE_DELAY": "100",

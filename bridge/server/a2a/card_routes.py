@@ -1,26 +1,28 @@
 """The agent card at its two well-known URLs, in the form each kind of client reads.
 
-A2A 1.0 validates ``/.well-known/agent-card.json`` against its JSON schema, which forbids
-the 0.3 fields (``url``, ``preferredTransport``, ``protocolVersion``,
-``additionalInterfaces``) that a2a-sdk adds whenever the card also lists a 0.3
-interface. Who reads what:
+By default ``/.well-known/agent-card.json`` is the *merged* card, as a2a-sdk 1.3's own card
+route serves it whenever a server also speaks 0.3: the 1.0 card (``supportedInterfaces``,
+which lists the 0.3 interfaces too, with their version) plus the 0.3 fields (``url``,
+``preferredTransport``, ``protocolVersion``, ``additionalInterfaces``). Every client reads
+it:
 
-- A2A 1.0 clients (a2a-sdk 1.x, the TCK) read ``agent-card.json`` and use
-  ``supportedInterfaces`` (which still lists the 0.3 interfaces, with their version);
-- trpc-agent-go's v0 ``A2AAgent`` reads ``agent-card.json`` (falling back to
-  ``agent.json``) and uses only ``url``, which it replaces by the URL it was given when
-  the card has none, and ``capabilities``: the 1.0 form works for it;
-- 0.3 clients that need ``url`` (a2a-sdk 0.3) read the card a request marked
-  ``A2A-Version: 0.x`` gets, or the one at ``agent.json``: both carry the 0.3 fields
-  beside the 1.0 ones.
+- A2A 1.0 clients (a2a-sdk 1.x, trpc-agent-python's ``a2a-v1`` extra) parse it leniently
+  and use ``supportedInterfaces``;
+- A2A 0.3 clients (a2a-sdk 0.3, trpc-agent-python's ``a2a`` extra, other SDKs' 0.3
+  clients) need ``url`` and ``preferredTransport``, and ignore the 1.0 fields;
+- trpc-agent-go's v0 ``A2AAgent`` reads ``url`` and ``capabilities``.
 
-a2a-sdk 0.3's card resolver (trpc-agent-python's ``a2a`` extra) reads ``agent-card.json``
-with the very request the TCK sends (plain httpx: same method, path and headers, no
-``A2A-Version``), so no request tells the two apart: ``legacy_card=True`` (``--legacy-card``)
-gives unmarked requests the card with the 0.3 fields, for deployments whose callers are
-such clients, at the cost of the 1.0 schema check.
+The one reader the merged card fails is a strict A2A 1.0 schema validator (the TCK's card
+schema test): the 1.0 JSON schema forbids the 0.3 fields. No request tells such a
+validator apart from a 0.3 client (a2a-sdk 0.3's resolver sends the TCK's very request:
+plain httpx, no ``A2A-Version``), so the choice is the deployment's: ``strict_card=True``
+(``--strict-card``) serves unmarked requests the 1.0 card alone (``docs/specs/a2a.md``).
 
-Both answers carry ``Cache-Control: public, max-age=…`` and a weak ``ETag``; a matching
+A request marked ``A2A-Version: 1.x`` (Google ADK's client marks it) gets the 1.0 card
+without the interfaces on another origin (``same_origin``, see ``card.public_card``); one
+marked ``0.x``, and any request at ``agent.json``, the merged card.
+
+Every answer carries ``Cache-Control: public, max-age=…`` and a weak ``ETag``; a matching
 ``If-None-Match`` gets 304.
 """
 
@@ -76,24 +78,24 @@ def card_routes(
     base_path: str = "",
     max_age: int = DEFAULT_CARD_MAX_AGE,
     same_origin: AgentCard | None = None,
-    legacy_card: bool = False,
+    strict_card: bool = False,
 ) -> list[BaseRoute]:
     """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``.
     ``same_origin``: the card for requests marked ``A2A-Version: 1.x`` (a2a-sdk 1.x
     clients, Google ADK's among them, which refuses interfaces on another origin: see
-    ``card.public_card``); a request without the header gets ``card``, in its 1.0 form, or
-    with the 0.3 fields too when ``legacy_card`` (see the module doc)."""
-    both = _CardAnswer(agent_card_to_dict(card), max_age)  # the 1.0 card plus the 0.3 fields
-    v1_0 = both if legacy_card else _CardAnswer(MessageToDict(card), max_age)
-    v1_marked = _CardAnswer(MessageToDict(same_origin), max_age) if same_origin else v1_0
+    ``card.public_card``); a request without the header gets ``card`` merged with its 0.3
+    fields, or in its 1.0 form alone when ``strict_card`` (see the module doc)."""
+    merged = _CardAnswer(agent_card_to_dict(card), max_age)  # the 1.0 card + the 0.3 fields
+    unmarked = _CardAnswer(MessageToDict(card), max_age) if strict_card else merged
+    v1_marked = _CardAnswer(MessageToDict(same_origin or card), max_age)
 
     async def current(request: Request) -> Response:
         if _wants_v0_3(request):
-            return both(request)
-        return (v1_marked if _wants_v1(request) else v1_0)(request)
+            return merged(request)
+        return (v1_marked if _wants_v1(request) else unmarked)(request)
 
     async def legacy(request: Request) -> Response:
-        return both(request)
+        return merged(request)
 
     current_path, legacy_path = CARD_PATHS
     return [

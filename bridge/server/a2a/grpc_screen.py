@@ -8,6 +8,10 @@ takes the decoding over: such a request is ``INVALID_ARGUMENT`` naming the messa
 A servicer that raises anything but an abort is the server's bug: logged with its
 traceback, answered ``INTERNAL`` without Python's text. Every other non-OK status is a
 refusal, logged by :func:`~trpc_bridge.server.refusals.log_refusal`.
+
+A call's metadata is its request head: grpcio bounds its size (the server's
+``grpc.max_metadata_size`` options), the screen the number of its entries, as HTTP bounds
+header lines (``RESOURCE_EXHAUSTED``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
+from trpc_bridge.server.options import Limits
 from trpc_bridge.server.refusals import log_refusal
 
 logger = logging.getLogger(__name__)
@@ -46,11 +51,17 @@ def decode_request(decoder: Decoder, raw: bytes, method: str) -> tuple[Any, str]
 class _Call:
     """One RPC seen by the screen: decoding, the bug boundary, the refusal line."""
 
-    def __init__(self, method: str, context: grpc.aio.ServicerContext) -> None:
+    def __init__(self, method: str, context: grpc.aio.ServicerContext, max_metadata: int) -> None:
         self.method = method
         self.context = context
+        self.max_metadata = max_metadata
 
     async def request(self, decoder: Decoder | None, raw: bytes) -> Any:
+        if len(self.context.invocation_metadata() or ()) > self.max_metadata:
+            await self.context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"more than {self.max_metadata} metadata entries",
+            )
         if decoder is None:
             return raw
         request, refused = decode_request(decoder, raw, self.method)
@@ -77,10 +88,13 @@ class _Call:
 
 
 def _unary(
-    method: str, behavior: Callable[[Any, Any], Awaitable[Any]], decoder: Decoder | None
+    method: str,
+    behavior: Callable[[Any, Any], Awaitable[Any]],
+    decoder: Decoder | None,
+    max_metadata: int,
 ) -> Callable[[bytes, grpc.aio.ServicerContext], Awaitable[Any]]:
     async def screened(raw: bytes, context: grpc.aio.ServicerContext) -> Any:
-        call = _Call(method, context)
+        call = _Call(method, context, max_metadata)
         async with call.guarded():
             return await behavior(await call.request(decoder, raw), context)
 
@@ -88,10 +102,13 @@ def _unary(
 
 
 def _streaming(
-    method: str, behavior: Callable[[Any, Any], AsyncIterator[Any]], decoder: Decoder | None
+    method: str,
+    behavior: Callable[[Any, Any], AsyncIterator[Any]],
+    decoder: Decoder | None,
+    max_metadata: int,
 ) -> Callable[[bytes, grpc.aio.ServicerContext], AsyncIterator[Any]]:
     async def screened(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        call = _Call(method, context)
+        call = _Call(method, context, max_metadata)
         async with call.guarded():
             async for response in behavior(await call.request(decoder, raw), context):
                 yield response
@@ -100,7 +117,11 @@ def _streaming(
 
 
 class GrpcScreen(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """The interceptor; install it on the bridge's gRPC server (both A2A services)."""
+    """The interceptor; install it on the bridge's gRPC server (both A2A services).
+    ``max_metadata``: metadata entries a call may have."""
+
+    def __init__(self, *, max_metadata: int = Limits.max_header_lines) -> None:
+        self.max_metadata = max_metadata
 
     async def intercept_service(
         self,
@@ -115,12 +136,12 @@ class GrpcScreen(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         decoder = handler.request_deserializer
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(method, handler.unary_unary, decoder),
+                _unary(method, handler.unary_unary, decoder, self.max_metadata),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(method, handler.unary_stream, decoder),
+                _streaming(method, handler.unary_stream, decoder, self.max_metadata),
                 response_serializer=handler.response_serializer,
             )
         return handler  # A2A has no client-streaming methods

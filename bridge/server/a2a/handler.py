@@ -9,6 +9,10 @@ for, such as tfrs progress) and lets the agent runner drive
 the run as a :class:`~trpc_bridge.server.tasks.registry.LiveTask`; identity, tracing,
 failures and cancellation are the runner's.
 
+Every method a transport calls runs inside :func:`~trpc_bridge.server.bug_boundary.bug_boundary`:
+an exception that is not an A2A error is the server's bug, answered "internal server
+error" without its text.
+
 Why not ``DefaultRequestHandler``: its event path copies the whole ``Task`` twice per
 event (cost grows with stream length), writes the whole task to the store per event,
 evicts a consumer 1,024 events behind without telling it, and insists on a ``Task`` as
@@ -27,7 +31,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
@@ -45,7 +49,9 @@ from a2a.types import (
     Task,
     TaskState,
 )
+from a2a.utils.constants import MAX_LIST_TASKS_PAGE_SIZE
 from a2a.utils.errors import (
+    A2AError,
     ExtendedAgentCardNotConfiguredError,
     InternalError,
     InvalidParamsError,
@@ -67,7 +73,8 @@ from trpc_bridge.codecs.encoding import (
 from trpc_bridge.codecs.trpc.request import message_to_request
 from trpc_bridge.codecs.trpc.runs import unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, shown_id
+from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
 from trpc_bridge.server.options import EncodingOptions
@@ -75,8 +82,49 @@ from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
-from trpc_bridge.server.tasks.store import ID_LENGTH, owner_context
+from trpc_bridge.server.tasks.store import ID_LENGTH
 from trpc_bridge.server.tasks.subscriber import F, Subscriber, SubscriberBase, TextSubscriber
+
+
+class _HistoryLength(Protocol):
+    history_length: int
+
+    def HasField(self, field_name: Literal["history_length"]) -> bool: ...
+
+
+def history_length(request: _HistoryLength) -> int | None:
+    """The ``historyLength`` a request asks for (``None``: all of it); a negative one is
+    the caller's mistake."""
+    if not request.HasField("history_length"):
+        return None
+    if request.history_length < 0:
+        raise InvalidParamsError(
+            message=f"historyLength must be 0 or more, not {request.history_length}"
+        )
+    return request.history_length
+
+
+def _check_list_request(params: ListTasksRequest) -> None:
+    """What ListTasks asks is something the store can answer (A2A 1.0 §3.1.4)."""
+    history_length(params)
+    if params.HasField("page_size") and not 1 <= params.page_size <= MAX_LIST_TASKS_PAGE_SIZE:
+        raise InvalidParamsError(
+            message=f"pageSize must be 1 to {MAX_LIST_TASKS_PAGE_SIZE}, not {params.page_size}"
+        )
+    if params.status not in TaskState.values():  # an unknown number (gRPC; JSON is screened)
+        raise InvalidParamsError(message=f"status {params.status} is not a task state")
+
+
+def _trimmed(task: Task, history: int | None, *, artifacts: bool = True) -> Task:
+    """``task`` with only its last ``history`` messages (all: ``None``), and without its
+    artifacts unless ``artifacts``."""
+    if history is not None and len(task.history) > history:
+        kept = list(task.history)[-history:] if history > 0 else []
+        del task.history[:]
+        task.history.extend(kept)
+    if not artifacts:
+        task.ClearField("artifacts")
+    return task
 
 
 class _UnaryRun:
@@ -143,6 +191,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         message = params.message
         if not message.parts:
             raise InvalidParamsError(message="message must have at least one part")
+        history_length(params.configuration)  # streamed or not, a negative one is refused
         if len(message.context_id) > ID_LENGTH:  # the task store could not save the task
             raise InvalidParamsError(message=f"contextId is longer than {ID_LENGTH} characters")
         caller = a2a_caller(context, self.runner)
@@ -185,8 +234,12 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         live.observer = self.registry.observer  # its first frames come before it runs
         return live
 
-    async def _inline_push(self, params: SendMessageRequest, live: LiveTask) -> None:
-        """A push config sent with the message applies to its task from the first frame."""
+    async def _inline_push(self, params: SendMessageRequest, live: LiveTask, call: _Call) -> None:
+        """A push config sent with the message applies to its task from the first frame;
+        a parked task's configs (stored, perhaps by a server since restarted) to its
+        follow-up."""
+        if call.resumed is not None and self.push is not None:
+            await self.watch_stored_configs(live.task_id, live.owner)
         if params.configuration.HasField("task_push_notification_config"):
             config = params.configuration.task_push_notification_config
             await self.attach_push_config(live.task_id, config, live.owner, running=True)
@@ -202,12 +255,13 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     # --- message/send -------------------------------------------------------------
 
+    @bug_boundary
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
         call = await self._prepare(params, context)
         config = params.configuration
-        history = config.history_length if config.HasField("history_length") else None
+        history = history_length(config)
         if config.return_immediately or call.resumed is not None:
             wait = not config.return_immediately
             return await self._send_as_task(params, call, history, wait=wait)
@@ -215,11 +269,13 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         encoding = select_encoding(self.options.negotiation, call.encoding_request)
         encoder = encoding.unary(self._target(task_id, call))
         live = self._live(task_id, call)
-        await self._inline_push(params, live)
+        await self._inline_push(params, live, call)
         run = encoder.streamed or _UnaryRun(encoder)
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
-        self.runner.start(live, call.request, call.caller, run)
+        self.runner.start(
+            live, call.request, call.caller, run, encoding=encoding.name, streamed=False
+        )
         await self._wait(live)
         final: Task | Message | None = None
         if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
@@ -255,7 +311,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             self.options.negotiation, call.encoding_request, self._target(task_id, call)
         )
         live = self._live(task_id, call)
-        await self._inline_push(params, live)
+        await self._inline_push(params, live, call)
         if subscriber is not None:
             live.add_subscriber(subscriber)
         if call.resumed is not None:
@@ -270,8 +326,20 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
                 live.unsubscribe(subscriber)
             self.registry.release(live)
             raise
+        # The encoding's name is a metrics attribute: looked up only when metrics are on.
+        name = (
+            select_encoding(self.options.negotiation, call.encoding_request).name
+            if self.runner.metrics is not None
+            else ""
+        )
         self.runner.start(
-            live, call.request, call.caller, encoder, self.registry.finish, relay=relay
+            live,
+            call.request,
+            call.caller,
+            encoder,
+            self.registry.finish,
+            encoding=name,
+            relay=relay,
         )
         return live
 
@@ -285,11 +353,11 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     # --- message/stream and resubscribe ---------------------------------------------
 
+    @bug_boundary
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        subscriber = Subscriber(self.options.coalesce_after)
-        batches = self._batches(params, context, subscriber)
+        batches = self._batches(params, context, Subscriber(self.options.coalesce_after))
         async with contextlib.aclosing(batches):
             async for batch in batches:
                 for frame in batch:
@@ -302,11 +370,11 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         each list in one go (``jsonrpc03``); ``text_deltas``: it takes text deltas as they
         come (else protobuf only). Closing it stops the run as a disconnect does."""
         if text_deltas:
-            return self._batches(
-                params, context, TextSubscriber(self.options.coalesce_after), text_deltas=True
-            )
+            subscriber = TextSubscriber(self.options.coalesce_after)
+            return self._batches(params, context, subscriber, text_deltas=True)
         return self._batches(params, context, Subscriber(self.options.coalesce_after))
 
+    @bug_boundary
     async def _batches(
         self,
         params: SendMessageRequest,
@@ -327,6 +395,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             if live.subscriber_count == 0:
                 live.cancel()
 
+    @bug_boundary
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
@@ -335,7 +404,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
         if isinstance(live, Task):
-            raise UnsupportedOperationError(message=f"Task {params.id} is in a terminal state")
+            raise UnsupportedOperationError(
+                message=f"Task {shown_id(params.id)} is in a terminal state"
+            )
         subscriber = live.subscribe()
         snapshot = live.snapshot()  # same tick as subscribe: nothing is missed
         try:
@@ -348,43 +419,52 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     # --- tasks ----------------------------------------------------------------------
 
+    @bug_boundary
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
         owner = a2a_caller(context, self.runner).user_id
-        history = params.history_length if params.HasField("history_length") else None
+        history = history_length(params)
         live = self.registry.live(params.id, owner)
         if live is not None:
             return live.snapshot(history)
         task = await self.registry.current_task(params.id, owner)
         if task is None:
-            raise TaskNotFoundError(message=f"Task {params.id} not found")
-        if history is not None and len(task.history) > history:
-            kept = list(task.history)[-history:] if history > 0 else []
-            del task.history[:]
-            task.history.extend(kept)
-        return task
+            raise TaskNotFoundError(message=f"Task {shown_id(params.id)} not found")
+        return _trimmed(task, history)
 
+    @bug_boundary
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
         owner = a2a_caller(context, self.runner).user_id
         live = await self.registry.revive(
             params.id, owner, coalesce_after=self.options.coalesce_after
         )
         if isinstance(live, Task):
-            raise TaskNotCancelableError(message=f"Task {params.id} has already finished")
+            raise TaskNotCancelableError(message=f"Task {shown_id(params.id)} has already finished")
         if live.running:
             return await live.cancelled()
         task = await live.cancelled()  # parked: nothing runs, the task just ends
         await self.registry.retire(live, task)
         return task
 
+    @bug_boundary
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        return await self.registry.store.list(
-            params, owner_context(a2a_caller(context, self.runner).user_id)
-        )
+        _check_list_request(params)
+        owner = a2a_caller(context, self.runner).user_id
+        try:
+            page = await self.registry.list_tasks(params, owner)
+        except A2AError:  # a page token the store cannot read (it would quote it whole)
+            raise InvalidParamsError(
+                message="pageToken is not one this server issued: start without it"
+            ) from None
+        history = history_length(params)
+        for task in page.tasks:
+            _trimmed(task, history, artifacts=params.include_artifacts)
+        return page
 
     # --- not offered ----------------------------------------------------------------
 
+    @bug_boundary
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:

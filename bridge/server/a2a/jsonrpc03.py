@@ -32,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 
 from trpc_bridge.codecs.a2a.json03 import JsonRpcId, StreamWriter, unary_response
 from trpc_bridge.codecs.encoding import WireVersion
+from trpc_bridge.server.a2a.bug_boundary import INTERNAL_ERROR
 from trpc_bridge.server.a2a.call_context import jsonrpc_contexts
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc_request import JsonRpcCall
@@ -57,7 +58,7 @@ def _rpc_error(error: Exception) -> Any:
 
 def _error_frame(request_id: JsonRpcId, error: Exception) -> bytes:
     """The frame the SDK's adapter writes when a stream raises."""
-    rpc_error = _rpc_error(error) or types_v03.InternalError(message=str(error))
+    rpc_error = _rpc_error(error) or types_v03.InternalError(message=INTERNAL_ERROR)
     response = types_v03.SendStreamingMessageResponse(
         root=types_v03.JSONRPCErrorResponse(id=request_id, error=rpc_error)
     )
@@ -66,7 +67,7 @@ def _error_frame(request_id: JsonRpcId, error: Exception) -> bytes:
 
 def _error_response(request_id: JsonRpcId, error: Exception) -> JSONResponse:
     """The response the SDK's adapter writes when ``message/send`` raises."""
-    rpc_error = _rpc_error(error) or InternalError(message=str(error))
+    rpc_error = _rpc_error(error) or InternalError(message=INTERNAL_ERROR)
     return JSONResponse(
         {"jsonrpc": "2.0", "id": request_id, "error": rpc_error.model_dump(by_alias=True)}
     )

@@ -19,7 +19,9 @@ unknown method                                         ``-32601`` Method not fou
 a 1.0 method without ``A2A-Version: 1.x``, a 0.3       ``-32009`` VersionNotSupported, saying
 method with it, an unknown version                     which header to send
 ``params`` missing, an array, not the method's         ``-32602`` Invalid params, naming the
-shape, deeper than protobuf allows, a lone surrogate   field (``params.message.messageId``)
+shape, deeper than protobuf allows, a lone surrogate,  field (``params.message.messageId``)
+an enum value the method does not know, A2A 0.3's
+keys in a 1.0 message sent (``request_fields``)
 =====================================================  ==========================================
 
 A successful parse is a :class:`JsonRpcCall` holding the method's a2a-sdk 1.0 request
@@ -45,6 +47,7 @@ from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.json_body import BodyError, check_json, dotted_path, parse_json
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.a2a.call_context import requested_major
+from trpc_bridge.server.a2a.request_fields import field_problem
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -70,6 +73,8 @@ _V03_TO_CORE: dict[str, Any] = {
 }
 #: 1.0 methods whose params may be left out (everything in them is optional).
 _PARAMS_OPTIONAL = frozenset({"ListTasks", "GetExtendedAgentCard"})
+#: 1.0 methods whose params may not hold A2A 0.3's keys: a message sent (``request_fields``).
+STRICT_METHODS = frozenset({"SendMessage", "SendStreamingMessage"})
 _ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 _SHOWN = 120  # characters of a client's value quoted back in a message
 
@@ -227,6 +232,12 @@ def _call(
         where = f"params.{exc.path}: " if exc.path else "params: "
         reason = str(exc).removeprefix(f"{exc.path}: ")
         return JsonRpcFault(INVALID_PARAMS, f"Invalid params: {where}{reason}", request_id)
+    if wire is WireVersion.V1_0:
+        model = _V10_MODELS[method]
+        strict = method in STRICT_METHODS
+        problem = field_problem(params or {}, model.DESCRIPTOR, path="params", v03_keys=strict)
+        if problem:
+            return JsonRpcFault(INVALID_PARAMS, f"Invalid params: {problem}", request_id)
     try:
         request = _v03_request(document, method) if wire is WireVersion.V0_3 else None
         if request is None:

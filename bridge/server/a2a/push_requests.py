@@ -25,6 +25,8 @@ from a2a.utils.errors import (
     TaskNotFoundError,
 )
 
+from trpc_bridge.names import shown_id
+from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner
@@ -53,7 +55,7 @@ class PushConfigRequests:
         """Store ``config`` for ``owner``'s task ``task_id`` (which the caller checked);
         a ``running`` task (or one about to run) gets its next updates delivered."""
         push = self._delivery()
-        reason = push.policy.refusal(config.url)
+        reason = await push.policy.screen(config.url, must_resolve=False)
         if reason is not None:
             raise InvalidParamsError(message=reason)
         normalized = normalize_push_notification_config(task_id, config)
@@ -62,17 +64,24 @@ class PushConfigRequests:
             push.watch(task_id)
         return stored or normalized
 
+    async def watch_stored_configs(self, task_id: str, owner: str) -> None:
+        """Deliver ``task_id``'s next updates to the configs stored for it."""
+        push = self._delivery()
+        if await push.store.get_info(task_id, owner_context(owner)):
+            push.watch(task_id)
+
     async def _owned(self, task_id: str, context: ServerCallContext) -> str:
         """The caller, once it is known to own ``task_id``."""
         owner = a2a_caller(context, self.runner).user_id
         known = self.registry.live(task_id, owner) or await self.registry.stored(task_id, owner)
         if known is None:
-            raise TaskNotFoundError(message=f"Task {task_id} not found")
+            raise TaskNotFoundError(message=f"Task {shown_id(task_id)} not found")
         return owner
 
     async def _configs(self, task_id: str, owner: str) -> list[TaskPushNotificationConfig]:
         return await self._delivery().store.get_info(task_id, owner_context(owner))
 
+    @bug_boundary
     async def on_create_task_push_notification_config(
         self, params: TaskPushNotificationConfig, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
@@ -85,6 +94,7 @@ class PushConfigRequests:
             await self.registry.ask_runner(params.task_id, owner, "push")
         return stored
 
+    @bug_boundary
     async def on_get_task_push_notification_config(
         self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
@@ -95,9 +105,11 @@ class PushConfigRequests:
             if config.id == wanted:
                 return config
         raise TaskNotFoundError(
-            message=f"push notification config {wanted} not found for task {params.task_id}"
+            message=f"push notification config {shown_id(wanted)} not found for task "
+            f"{shown_id(params.task_id)}"
         )
 
+    @bug_boundary
     async def on_list_task_push_notification_configs(
         self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
     ) -> ListTaskPushNotificationConfigsResponse:
@@ -107,6 +119,7 @@ class PushConfigRequests:
             configs=await self._configs(params.task_id, owner)
         )
 
+    @bug_boundary
     async def on_delete_task_push_notification_config(
         self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> None:

@@ -4,16 +4,18 @@
 refusal                   HTTP   gRPC                  JSON-RPC code   ErrorInfo reason
 ========================  =====  ====================  ==============  =================
 ``Unauthenticated``       401    ``UNAUTHENTICATED``   -32000          UNAUTHENTICATED
-``Forbidden``             403    ``PERMISSION_DENIED`` -32099          PERMISSION_DENIED
+``Forbidden``             403    ``PERMISSION_DENIED`` -32000          PERMISSION_DENIED
 ``CredentialMisuse``      400    ``INVALID_ARGUMENT``  -32600          INVALID_REQUEST
 ``Unavailable``           503    ``UNAVAILABLE``       -32603          UNAVAILABLE
 ========================  =====  ====================  ==============  =================
 
-A2A leaves the JSON-RPC code of an authentication error to the implementation ("JSON-RPC
-custom error", A2A 1.0 §3.3.2); the two codes above are in JSON-RPC's range for
-implementation-defined server errors, away from the ``-32001…`` codes A2A assigns in
-sequence. The HTTP status is the answer's first word on every HTTP door (JSON-RPC
-included), and a 401 always carries ``WWW-Authenticate``.
+A2A 1.0 gives authentication and authorization errors no JSON-RPC code ("JSON-RPC custom
+error", §3.3.2; a2a-sdk defines none either), and keeps -32001…-32099 for its own error
+types (§9.5), which it numbers in sequence. Of JSON-RPC's implementation-defined server
+errors (-32000…-32099) that leaves -32000: both refusals use it, and tell themselves apart
+as A2A 1.0 errors do, by the ``ErrorInfo`` reason (and the HTTP status). The HTTP status
+is the answer's first word on every HTTP door (JSON-RPC included), and a 401 always
+carries ``WWW-Authenticate``.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from trpc_bridge.server.auth.errors import (
 
 #: The ``domain`` of the ``google.rpc.ErrorInfo`` these answers carry (not A2A's errors).
 DOMAIN = "trpc-bridge"
-JSONRPC_UNAUTHENTICATED = -32000
-JSONRPC_PERMISSION_DENIED = -32099
+#: The JSON-RPC code of both refusals (see the module doc).
+JSONRPC_REFUSED = -32000
 
 
 @dataclass(frozen=True)
@@ -47,11 +49,9 @@ class Answer:
 
 _ANSWERS: dict[type[AuthError], Answer] = {
     Unauthenticated: Answer(
-        401, grpc.StatusCode.UNAUTHENTICATED, JSONRPC_UNAUTHENTICATED, "UNAUTHENTICATED"
+        401, grpc.StatusCode.UNAUTHENTICATED, JSONRPC_REFUSED, "UNAUTHENTICATED"
     ),
-    Forbidden: Answer(
-        403, grpc.StatusCode.PERMISSION_DENIED, JSONRPC_PERMISSION_DENIED, "PERMISSION_DENIED"
-    ),
+    Forbidden: Answer(403, grpc.StatusCode.PERMISSION_DENIED, JSONRPC_REFUSED, "PERMISSION_DENIED"),
     CredentialMisuse: Answer(400, grpc.StatusCode.INVALID_ARGUMENT, -32600, "INVALID_REQUEST"),
     Unavailable: Answer(503, grpc.StatusCode.UNAVAILABLE, -32603, "UNAVAILABLE"),
 }

@@ -61,7 +61,7 @@ class AgentHostDoor(agent_pb2_grpc.AgentHostServicer):
         except ProtoModelError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         agent_request.user_id = caller.user_id
-        events = self._runner.run(agent_request, caller)
+        events = self._runner.run(agent_request, caller, encoding="agent_proto")
         try:
             async for event in events:
                 try:

@@ -1,7 +1,9 @@
 """``POST /agui``: the AG-UI 1.0 door to any agent, through the agent runner.
 
 The body is an AG-UI ``RunAgentInput``, read as strict JSON like every door's
-(:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one;
+(:mod:`~trpc_bridge.json_body`); HTTP 400 with a JSON error when it is not one, when it
+holds no user message (the agent would be asked nothing), or when its ``threadId`` or
+``runId`` is longer than the ids A2A takes (255 characters, as for a ``contextId``);
 its last user message becomes the :class:`~trpc_bridge.events.AgentRequest` (``threadId``
 → context id, ``runId`` → invocation id). The caller's identity and trace context are
 resolved by the runner exactly as for A2A (the principal the HTTP edge verified, the
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
-from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
+from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, UserMessage
 from ag_ui.encoder import EventEncoder
 from opentelemetry.trace import SpanContext
 from pydantic import ValidationError
@@ -42,6 +44,7 @@ from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.identity import http_principal, lower_headers
 from trpc_bridge.server.runner import AgentRunner
+from trpc_bridge.server.tasks.store import ID_LENGTH
 
 DEFAULT_PATH = "/agui"
 
@@ -59,6 +62,9 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
             return JSONResponse(
                 {"error": "invalid RunAgentInput", "detail": detail}, status_code=400
             )
+        refused = run_input_refusal(run_input)
+        if refused:
+            return JSONResponse({"error": refused}, status_code=400)
         try:
             caller = runner.caller_of(
                 http_principal(request.scope),
@@ -75,7 +81,7 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
             state_keys=run_input.state if isinstance(run_input.state, dict) else (),
         )
         spans: list[SpanContext] = []
-        events = runner.run(agent_request, caller, on_span=spans.append)
+        events = runner.run(agent_request, caller, on_span=spans.append, encoding="agui")
         return StreamingResponse(
             _sse(translator, events, encoder, spans),
             media_type=encoder.get_content_type(),
@@ -84,6 +90,16 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
         )
 
     return [Route(path, run, methods=["POST"])]
+
+
+def run_input_refusal(run_input: RunAgentInput) -> str:
+    """Why a valid ``RunAgentInput`` cannot be run (empty: it can)."""
+    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
+        if len(value) > ID_LENGTH:
+            return f"{name} is longer than {ID_LENGTH} characters"
+    if not any(isinstance(m, UserMessage) for m in run_input.messages):
+        return "messages hold no user message: the agent would be asked nothing"
+    return ""
 
 
 #: ``name`` of the CUSTOM event that carries the run's W3C ``traceparent``.

@@ -9,7 +9,16 @@ under a base path the page is served at ``<base>/`` (``<base>`` redirects there)
 
 The Content-Security-Policy lets the page talk to its own origin only: even a reply
 that smuggled markup into the page (the script inserts agent output as text, never as
-HTML) could not load or send anything elsewhere.
+HTML; answers are Markdown turned into DOM nodes by ``markdown.js``) could not load or
+send anything elsewhere. Under each finished run the page draws the run's spans
+(``waterfall.js``) from the server's span buffer (``server/ops/trace_view.py``).
+
+Behind authentication the page and its assets stay public (static files, no data), and
+its calls (``/agui``, the trace view) carry the credential the card asks for
+(``securitySchemes``: an API key in a header, or a bearer token), which the user pastes
+into the page. The page keeps it in the password field only: never in ``localStorage``,
+a cookie or a URL, so it is gone with the tab. Without one, a refused run says
+"Authentication required" and what to paste.
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from starlette.routing import BaseRoute, Route
 #: Asset name → (file in ``static/``, media type).
 _ASSETS = {
     "app.js": ("playground.js", "text/javascript; charset=utf-8"),
+    "markdown.js": ("markdown.js", "text/javascript; charset=utf-8"),
+    "waterfall.js": ("waterfall.js", "text/javascript; charset=utf-8"),
     "app.css": ("playground.css", "text/css; charset=utf-8"),
 }
 _PAGE = ("playground.html", "text/html; charset=utf-8")

@@ -7,9 +7,11 @@
   not at all cannot hold the connection.
 
 The other limits live where uvicorn applies them (:mod:`~trpc_bridge.server.http.listener`):
-the request-head deadline, the idle keep-alive and the connection cap; their defaults
-are here. Media types are checked by :mod:`trpc_bridge.server.http.media_types`. gRPC has
-its own size limit (``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED).
+the request-head deadline and size (:mod:`~trpc_bridge.server.http.timeouts`), the idle
+keep-alive and the connection cap. Media types are checked by
+:mod:`trpc_bridge.server.http.media_types`. gRPC has its own size limit
+(``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED), and its metadata (the request
+head of a call) the same bound as an HTTP head.
 """
 
 from __future__ import annotations

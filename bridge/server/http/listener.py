@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator, Iterator
 import uvicorn
 from starlette.types import ASGIApp
 
-from trpc_bridge.server.http.timeouts import head_deadline_protocol
+from trpc_bridge.server.http.timeouts import head_limits_protocol
 from trpc_bridge.server.options import Limits
+from trpc_bridge.telemetry.logs import json_lines
 
 
 class _NoSignals(uvicorn.Server):
@@ -67,21 +68,26 @@ class HttpListener:
         header_timeout: float = Limits.header_timeout,
         keep_alive: int = Limits.keep_alive,
         max_connections: int = Limits.max_connections,
+        max_header_bytes: int = Limits.max_header_bytes,
+        max_header_lines: int = Limits.max_header_lines,
         tls: ssl.SSLContext | None = None,
     ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
         error instead of waiting for ever). A request head must arrive within
-        ``header_timeout`` seconds, an idle connection is closed after ``keep_alive``,
-        and past ``max_connections`` open connections requests get HTTP 503. ``tls``:
-        serve HTTPS with this context."""
+        ``header_timeout`` seconds and hold at most ``max_header_bytes`` bytes and
+        ``max_header_lines`` header lines (else 431), an idle connection is closed after
+        ``keep_alive``, and past ``max_connections`` open connections requests get HTTP
+        503. ``tls``: serve HTTPS with this context."""
         if tls is not None:
             self.scheme = "https"
         config = uvicorn.Config(
             app,
             log_level=log_level,
+            # JSON log lines: uvicorn's records go to the root handler, as JSON too.
+            log_config=None if json_lines() else uvicorn.config.LOGGING_CONFIG,
             lifespan="off",
             timeout_graceful_shutdown=1,
-            http=head_deadline_protocol(header_timeout),
+            http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
             limit_concurrency=max_connections,
             ssl_context_factory=None if tls is None else (lambda _config, _default: tls),

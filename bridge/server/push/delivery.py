@@ -8,10 +8,15 @@ every config registered for it, with:
   ``X-A2A-Notification-Token`` from its ``token``, so the receiver can tell it is us;
 - ``X-A2A-Notification-Id: <task id>:<sequence>``, the same on every retry of the same
   update: delivery is at least once, and the receiver dedupes on that id;
+- a JWT signed by the bridge over the exact body bytes (``X-A2A-Notification-JWT``, and
+  ``Authorization: Bearer`` when the config has no authentication of its own), checked
+  against the bridge's JWKS (:mod:`~trpc_bridge.server.push.signing`), signed anew for
+  each attempt;
 - retries with exponential backoff on connection errors and 5xx / 429 answers (a 4xx
   is final: the receiver refused that update);
 - the URL screen of :class:`~trpc_bridge.server.push.policy.PushPolicy` before each
-  attempt (no SSRF).
+  attempt (no SSRF); a config it refuses (its host now resolves inward) is logged once,
+  not once per update, and gets nothing.
 
 Configs live in a2a-sdk's ``PushNotificationConfigStore`` (in memory here; its database
 store is the same interface for several replicas), scoped to the caller who created them.
@@ -22,6 +27,7 @@ cost one set lookup per frame.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import deque
 from dataclasses import dataclass
@@ -34,7 +40,14 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.push.signing import JWT_HEADER, PushSigner
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
+from trpc_bridge.telemetry.metrics import (
+    PUSH_DELIVERED,
+    PUSH_FAILED,
+    PUSH_REFUSED,
+    BridgeMetrics,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -65,16 +78,27 @@ class PushDelivery:
         *,
         retry: RetryPolicy | None = None,
         timeout: float = 10.0,
+        signer: PushSigner | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
+        self.signer = signer
         self.retry = retry or RetryPolicy()
         self._http = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
         self._watched: set[str] = set()
-        self._queues: dict[str, deque[tuple[str, dict[str, object]]]] = {}
+        self._queues: dict[str, deque[tuple[str, bytes]]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._sequence: dict[str, int] = {}
         self._ended: set[str] = set()
+        #: (task id, config id) of the configs whose refusal was logged.
+        self._refused: set[tuple[str, str]] = set()
+        #: Counts each delivery's outcome (set by the server when metrics are on).
+        self.metrics: BridgeMetrics | None = None
+
+    def _outcome(self, delivered: bool, outcome: str) -> bool:
+        if self.metrics is not None:
+            self.metrics.push_delivery(outcome)
+        return delivered
 
     def watch(self, task_id: str) -> None:
         self._watched.add(task_id)
@@ -90,7 +114,9 @@ class PushDelivery:
         sequence = self._sequence.get(task_id, 0) + 1
         self._sequence[task_id] = sequence
         payload = MessageToDict(to_stream_response(frame))
-        self._queues.setdefault(task_id, deque()).append((f"{task_id}:{sequence}", payload))
+        # Serialised once: the JWT hashes these very bytes, and every webhook gets them.
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        self._queues.setdefault(task_id, deque()).append((f"{task_id}:{sequence}", body))
         if isinstance(frame, TaskStatusUpdateEvent) and frame.status.state in TERMINAL_STATES:
             self._ended.add(task_id)  # forgotten once its last update is out
         if task_id not in self._workers:
@@ -100,9 +126,11 @@ class PushDelivery:
         queue = self._queues[task_id]
         try:
             while queue:
-                notification_id, payload = queue.popleft()
+                notification_id, body = queue.popleft()
                 configs = await self.store.get_info_for_dispatch(task_id)
-                await asyncio.gather(*(self._deliver(c, notification_id, payload) for c in configs))
+                await asyncio.gather(
+                    *(self._deliver(c, task_id, notification_id, body) for c in configs)
+                )
         finally:
             del self._workers[task_id]
             if not queue:
@@ -111,21 +139,30 @@ class PushDelivery:
                     for kept in (self._ended, self._watched):
                         kept.discard(task_id)
                     self._sequence.pop(task_id, None)
+                    self._refused = {r for r in self._refused if r[0] != task_id}
 
     async def _deliver(
-        self, config: TaskPushNotificationConfig, notification_id: str, payload: dict[str, object]
+        self, config: TaskPushNotificationConfig, task_id: str, notification_id: str, body: bytes
     ) -> bool:
-        headers = {NOTIFICATION_ID_HEADER: notification_id}
+        headers = {NOTIFICATION_ID_HEADER: notification_id, "Content-Type": "application/json"}
         if config.token:
             headers[TOKEN_HEADER] = config.token
         auth = config.authentication
-        if config.HasField("authentication") and auth.scheme and auth.credentials:
+        own_authorization = config.HasField("authentication") and auth.scheme and auth.credentials
+        if own_authorization:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"
         for attempt in range(1, self.retry.attempts + 1):
-            if not await self.policy.allows(config.url):
-                return False
+            refused = await self.policy.screen(config.url)
+            if refused is not None:
+                self._log_refusal(notification_id, config, refused)
+                return self._outcome(False, PUSH_REFUSED)
+            if self.signer is not None:
+                token = self.signer.token(url=config.url, task_id=task_id, body=body)
+                headers[JWT_HEADER] = token
+                if not own_authorization:
+                    headers["Authorization"] = f"Bearer {token}"
             try:
-                response = await self._http.post(config.url, json=payload, headers=headers)
+                response = await self._http.post(config.url, content=body, headers=headers)
             except httpx.HTTPError as exc:
                 outcome = f"{type(exc).__name__}"
             else:
@@ -137,7 +174,9 @@ class PushDelivery:
                             config.url,
                             response.status_code,
                         )
-                    return not response.is_error
+                    if response.is_error:
+                        return self._outcome(False, PUSH_REFUSED)
+                    return self._outcome(True, PUSH_DELIVERED)
                 outcome = f"HTTP {response.status_code}"
             if attempt < self.retry.attempts:
                 await asyncio.sleep(self.retry.delay(attempt))
@@ -148,7 +187,21 @@ class PushDelivery:
             self.retry.attempts,
             outcome,
         )
-        return False
+        return self._outcome(False, PUSH_FAILED)
+
+    def _log_refusal(
+        self, notification_id: str, config: TaskPushNotificationConfig, reason: str
+    ) -> None:
+        task_id = notification_id.rsplit(":", 1)[0]
+        key = (task_id, config.id or config.url)
+        if key not in self._refused:
+            self._refused.add(key)
+            logger.warning(
+                "push for task %s refused, config %s gets no updates: %s",
+                task_id,
+                config.id,
+                reason,
+            )
 
     async def flush(self) -> None:
         """Until every queued update has been delivered or given up (tests, shutdown)."""

@@ -68,6 +68,10 @@ class FanOut(Protocol):
     async def command(self, incarnation: str, verb: str, task_id: str) -> None:
         """Send ``verb task_id`` to the replica incarnation ``incarnation``."""
 
+    async def ping(self) -> None:
+        """Raise unless the backend answers (readiness); a backend whose connection was
+        lost tries to make a new one here."""
+
 
 class Batches:
     """What a fan-out's streams delivered, sent by one writer task in batches: all that

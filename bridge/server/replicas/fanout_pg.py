@@ -56,14 +56,25 @@ class PgFanOut:
 
     async def start(self, incarnation: str) -> None:
         self._incarnation = incarnation
+        await self._listen()
+        self._writer = asyncio.create_task(
+            self._batches.run(idle_every=_PURGE_EVERY, on_idle=self._purge)
+        )
+
+    async def _listen(self) -> None:
         url = self.tables.engine.url.set(drivername="postgresql")
         dsn = url.render_as_string(hide_password=False)
         self._listener = await asyncpg.connect(dsn)
         await self._listener.add_listener(EVENTS_CHANNEL, self._on_event)
         await self._listener.add_listener(CONTROL_CHANNEL, self._on_control)
-        self._writer = asyncio.create_task(
-            self._batches.run(idle_every=_PURGE_EVERY, on_idle=self._purge)
-        )
+
+    async def ping(self) -> None:
+        """The listening connection answers; one lost with the server (a restart) is made
+        again, its notifications missed meanwhile covered by the followers' polling."""
+        if self._listener is None or self._listener.is_closed():
+            await self._listen()
+        assert self._listener is not None
+        await self._listener.fetchval("SELECT 1")
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):

@@ -88,6 +88,9 @@ class RedisFanOut:
         with contextlib.suppress(Exception):
             await self._redis.aclose()
 
+    async def ping(self) -> None:
+        await self._redis.ping()
+
     # --- publishing -----------------------------------------------------------------
 
     def publish(self, task_id: str, seq: int, frame: StreamFrame) -> None:

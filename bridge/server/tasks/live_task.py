@@ -91,6 +91,8 @@ class LiveTask:
         self.settled = False
         #: The run's final frame is being stored: a cancel can no longer change it.
         self.ending = False
+        #: Storing how the run ended failed (the caller was told so).
+        self.save_failed = False
         self._interrupted: str | None = None
         #: A frame that ends the run has been published.
         self._ended = False

@@ -13,8 +13,10 @@ survive a restart with a database store.
 A streamed task is *settled* before the frame that ends its run (a terminal or
 input-required status) reaches anyone: the task is stored first, so a ``completed`` a
 caller sees is a stored ``completed``; a store that fails turns that frame into a
-``failed`` status that says so. With a database store the task is also journaled while
-it runs, through the :class:`~trpc_bridge.server.tasks.live_task.Journal` protocol
+``failed`` status that says so, and the task is kept as the caller saw it until the store
+takes it (:mod:`~trpc_bridge.server.tasks.unsaved`): every read agrees with that
+``failed`` meanwhile. With a database store the task is also journaled while it runs,
+through the :class:`~trpc_bridge.server.tasks.live_task.Journal` protocol
 (``replicas/journal.py``).
 """
 
@@ -23,7 +25,16 @@ from __future__ import annotations
 import logging
 
 from a2a.server.tasks import TaskStore
-from a2a.types import Message, Part, Role, Task, TaskState, TaskStatusUpdateEvent
+from a2a.types import (
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
 from a2a.utils.errors import (
     InternalError,
     InvalidParamsError,
@@ -33,12 +44,13 @@ from a2a.utils.errors import (
 
 from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.codecs.trpc.encode import task_status
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, shown_id
 from trpc_bridge.server.tasks.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.tasks.live_task import FrameObserver, Journal, Lease, LiveTask
 from trpc_bridge.server.tasks.states import INTERRUPTED_STATES
 from trpc_bridge.server.tasks.store import TaskBusy, first_line, owner_context
 from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
+from trpc_bridge.server.tasks.unsaved import UnsavedTasks
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +67,8 @@ class TaskRegistry:
         self.observer: FrameObserver | None = None
         #: The server is shutting down: no new run is accepted.
         self.closing = False
+        #: Runs whose end could not be stored, as their callers were told they ended.
+        self.unsaved = UnsavedTasks()
 
     def add(self, live: LiveTask) -> None:
         live.observer = self.observer
@@ -66,7 +80,14 @@ class TaskRegistry:
         return live if live is not None and live.owner == owner else None
 
     async def stored(self, task_id: str, owner: str) -> Task | None:
-        return await self.store.get(task_id, owner_context(owner))
+        """``owner``'s task as stored (or as its caller was told, when that is unsaved)."""
+        told = self.unsaved.get(task_id, owner)
+        return told if told is not None else await self.store.get(task_id, owner_context(owner))
+
+    async def list_tasks(self, params: ListTasksRequest, owner: str) -> ListTasksResponse:
+        """A page of ``owner``'s stored tasks (the store's errors as it raises them)."""
+        page = await self.store.list(params, owner_context(owner))
+        return self.unsaved.overlay(page, params, owner)
 
     async def revive(self, task_id: str, owner: str, *, coalesce_after: int) -> LiveTask | Task:
         """``task_id`` as a live task when it runs (here, or followed from the replica
@@ -75,9 +96,12 @@ class TaskRegistry:
         live = self.live(task_id, owner)
         if live is not None:
             return live
+        told = self.unsaved.get(task_id, owner)
+        if told is not None:
+            return told
         found = await self._current(task_id, owner)
         if found is None:
-            raise TaskNotFoundError(message=f"Task {task_id} not found")
+            raise TaskNotFoundError(message=f"Task {shown_id(task_id)} not found")
         task, lease = found
         if lease is not None and self.journal is not None and self.journal.follows(lease):
             mirror = self.journal.mirror(
@@ -103,6 +127,9 @@ class TaskRegistry:
         live = self.live(task_id, owner)
         if live is not None:
             return live.snapshot()
+        told = self.unsaved.get(task_id, owner)
+        if told is not None:
+            return told
         found = await self._current(task_id, owner)
         if found is None:
             return None
@@ -147,13 +174,16 @@ class TaskRegistry:
         is unknown, finished, still running or in another context."""
         found = await self.revive(task_id, owner, coalesce_after=coalesce_after)
         if isinstance(found, Task):
-            raise UnsupportedOperationError(message=f"Task {task_id} is in a terminal state")
+            raise UnsupportedOperationError(
+                message=f"Task {shown_id(task_id)} is in a terminal state"
+            )
         if found.running:
             self.release(found)
-            raise UnsupportedOperationError(message=f"Task {task_id} is still running")
+            raise UnsupportedOperationError(message=f"Task {shown_id(task_id)} is still running")
         if context_id and context_id != found.context_id:
             raise InvalidParamsError(
-                message=f"contextId {context_id} does not match task {task_id}'s context"
+                message=f"contextId {shown_id(context_id)} does not match task "
+                f"{shown_id(task_id)}'s context"
             )
         return found
 
@@ -183,8 +213,17 @@ class TaskRegistry:
                 await self.store.save(live.snapshot(), owner_context(live.owner))
         except Exception as exc:  # a broken store: the caller must not see a "completed"
             logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
+            live.save_failed = True
             return self._unsaved(live)
         return None
+
+    async def _write_unsaved(self, live: LiveTask) -> None:
+        """Store how an unsaved run ended (see :mod:`~trpc_bridge.server.tasks.unsaved`):
+        with its lease dropped when this replica still holds it, over whatever another
+        replica wrote otherwise (the caller was told this)."""
+        if live.journal is not None and await live.journal.release(live):
+            return
+        await self.store.save(live.snapshot(), owner_context(live.owner))
 
     @staticmethod
     def _unsaved(live: LiveTask) -> TaskStatusUpdateEvent:
@@ -229,6 +268,8 @@ class TaskRegistry:
                 live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
             live.ending = live.settled = True
             await self._settle(live)  # the stream has ended: nothing left to tell
+        if live.save_failed:  # before it stops being live: no read sees the stale row
+            self.unsaved.add(live.snapshot(), live.owner, lambda: self._write_unsaved(live))
         self._live.pop(live.task_id, None)
         live.close()
 

@@ -156,6 +156,15 @@ def _database_url(url: str) -> str:
         raise TaskStoreError(f"unsupported task store {shown_url(url)!r}: {_USAGE}")
     if driver and scheme != _DRIVERS[dialect]:
         raise TaskStoreError(f"task store {shown_url(url)!r}: driver {driver!r} is not supported")
+    if dialect == "sqlite" and not rest.startswith("//"):
+        # sqlite:///tasks.db is relative to wherever the server happens to start: the
+        # same command run elsewhere would quietly open (and fill) another database.
+        path = rest.removeprefix("/").split("?", 1)[0]
+        absolute = Path(path or "tasks.db").resolve()
+        raise TaskStoreError(
+            f"task store {shown_url(url)!r} is a relative path (three slashes): write the "
+            f"absolute path with four, e.g. sqlite:///{absolute}"
+        )
     return f"{_DRIVERS[dialect]}://{rest}"
 
 
@@ -218,6 +227,4 @@ async def check_task_store(store: TaskStore, url: str) -> None:
         if found is not None and found.id == probe.id:
             return
         reason = "a task written could not be read back"
-    if url.startswith("sqlite:///") and not url.startswith("sqlite:////"):
-        reason += " (three slashes make a relative path; an absolute one is sqlite:////abs/x.db)"
     raise TaskStoreError(f"task store {shown_url(url)!r} is not usable: {reason}")

@@ -45,8 +45,9 @@ from trpc_bridge.codecs.e2a import (
 )
 from trpc_bridge.codecs.e2a.acp_schema import to_json, validated
 from trpc_bridge.events import AgentRequest
-from trpc_bridge.names import TRANSPORT_ACP, new_id
+from trpc_bridge.names import TRANSPORT_ACP, new_id, shown_id
 from trpc_bridge.server.auth.trusted_header import header_principal
+from trpc_bridge.server.doors.acp.jsonrpc_lines import RequestId
 from trpc_bridge.server.doors.acp.wire_log import E2AWireLog
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 
@@ -83,18 +84,21 @@ class AcpDoor:
         self._wire_log = wire_log
         self._sessions: dict[str, _Session] = {}
 
-    async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
-        """The ``acp.connection.Connection`` method handler. Bad params are answered
-        ``-32602`` with what is wrong (never the SDK's catch-all, which would put any
-        exception's text on the wire)."""
+    async def handle(
+        self, method: str, params: Any, request_id: RequestId, is_notification: bool
+    ) -> Any:
+        """The connection's handler (``jsonrpc_lines.Handler``). Bad params are answered
+        ``-32602`` with what is wrong."""
         if params is not None and not isinstance(params, dict):
             raise RequestError.invalid_params({"details": "params must be an object"})
         try:
-            return await self._dispatch(method, params or {}, is_notification)
+            return await self._dispatch(method, params or {}, request_id, is_notification)
         except E2AError as exc:
             raise RequestError.invalid_params({"details": str(exc)}) from None
 
-    async def _dispatch(self, method: str, params: dict[str, Any], is_notification: bool) -> Any:
+    async def _dispatch(
+        self, method: str, params: dict[str, Any], request_id: RequestId, is_notification: bool
+    ) -> Any:
         if method == "initialize":
             return self._initialize(params)
         if method == "authenticate":
@@ -102,13 +106,13 @@ class AcpDoor:
         if method == "session/new":
             return self._new_session(params)
         if method == "session/prompt":
-            return await self._prompt(params)
+            return await self._prompt(params, request_id)
         if method == "session/cancel":
             self._cancel(params)
             return None
         if is_notification:
             return None  # unknown notifications are ignored, as JSON-RPC wants
-        raise RequestError.method_not_found(method)
+        raise RequestError.method_not_found(shown_id(method))
 
     def _initialize(self, params: dict[str, Any]) -> Any:
         validated(schema.InitializeRequest, params, "ACP initialize params")
@@ -139,8 +143,9 @@ class AcpDoor:
         if session is not None and session.running is not None:
             session.running.cancel()
 
-    async def _prompt(self, params: dict[str, Any]) -> Any:
-        call = {"jsonrpc": "2.0", "method": "session/prompt", "params": params}
+    async def _prompt(self, params: dict[str, Any], request_id: RequestId) -> Any:
+        # With the request's id: every E2A record of the prompt echoes it (jsonrpc_id).
+        call = {"jsonrpc": "2.0", "id": request_id, "method": "session/prompt", "params": params}
         envelope = envelope_from_acp_jsonrpc(call, user_id=self._user_id)
         request = envelope_to_agent_request(envelope)
         session = self._sessions.get(envelope.session_id or "")
@@ -182,7 +187,7 @@ class AcpDoor:
     ) -> bool:
         """Runs the agent, sending each record as it comes, the final one included. A
         cancel (``session/cancel``) leaves the ``async with``, which closes the run."""
-        async with closing_events(self._runner.run(request, caller)) as events:
+        async with closing_events(self._runner.run(request, caller, encoding="acp")) as events:
             async for event in events:
                 for record in encoder.encode(event):
                     await self._emit(record, finals)

@@ -1,9 +1,10 @@
 """``trpc-bridge acp``: the ACP door on stdin/stdout, as editors start agents.
 
 stdout carries ACP's newline-delimited JSON-RPC and nothing else; diagnostics go to
-stderr. The ``agent-client-protocol`` package provides the framing and the concurrent
-dispatch (``session/cancel`` arrives while ``session/prompt`` runs); what the calls mean
-is :class:`~trpc_bridge.server.doors.acp.door.AcpDoor`'s.
+stderr. :mod:`~trpc_bridge.server.doors.acp.jsonrpc_lines` reads and writes the messages
+(strictly: a line that is not one is answered, never dropped) and runs the calls
+concurrently (``session/cancel`` arrives while ``session/prompt`` runs); what the calls
+mean is :class:`~trpc_bridge.server.doors.acp.door.AcpDoor`'s.
 """
 
 from __future__ import annotations
@@ -13,16 +14,13 @@ import contextlib
 import os
 from typing import Any
 
-from acp.connection import Connection
 from acp.stdio import stdio_streams
 
 from trpc_bridge.agent import Agent
 from trpc_bridge.server.doors.acp.door import AcpDoor
+from trpc_bridge.server.doors.acp.jsonrpc_lines import MAX_MESSAGE_BYTES, JsonRpcLines
 from trpc_bridge.server.doors.acp.wire_log import E2AWireLog
 from trpc_bridge.server.runner import AgentRunner
-
-#: Largest ACP message read (a prompt with images or embedded files can be large).
-MAX_MESSAGE_BYTES = 50 * 1024 * 1024
 
 
 class StdioError(OSError):
@@ -49,16 +47,9 @@ async def serve_acp(
     reader, writer = streams or await _stdio()
     with contextlib.ExitStack() as stack:
         log = stack.enter_context(E2AWireLog(wire_log)) if wire_log else None
-
-        async def notify(method: str, params: Any) -> None:
-            await connection.send_notification(method, params)
-
-        door = AcpDoor(AgentRunner(agent), notify, user_id=user_id, wire_log=log)
-        connection = Connection(door.handle, writer, reader, listening=False)
-        try:
-            await connection.main_loop()
-        finally:
-            await asyncio.shield(connection.close())
+        connection = JsonRpcLines(reader, writer)
+        door = AcpDoor(AgentRunner(agent), connection.notify, user_id=user_id, wire_log=log)
+        await connection.serve(door.handle)
 
 
 async def serve_acp_upstream(url: str, **options: Any) -> None:

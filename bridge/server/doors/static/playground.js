@@ -1,7 +1,11 @@
 // The playground: a chat page that talks AG-UI to the server that served it (POST `agui`,
 // answered with Server-Sent Events) and shows each run as it happens. Plain JavaScript,
 // no dependencies, nothing fetched from anywhere else. Agent text is only ever inserted
-// as text (never as HTML).
+// as text (never as HTML): answers are rendered as Markdown by markdown.js, which builds
+// DOM nodes; the run's trace is drawn by waterfall.js. On an agent whose card asks for a
+// credential, the user pastes it in the settings: it is sent, as the card says, with
+// every call the page makes, and kept nowhere but in the page (never stored, never in a
+// URL).
 "use strict";
 
 const AGUI_URL = new URL("agui", document.baseURI);
@@ -91,6 +95,78 @@ async function* sseEvents(response) {
   if (data.length) yield JSON.parse(data.join("\n"));
 }
 
+// --- the credential ---------------------------------------------------------------------
+// How the card asks to be called (A2A 1.0 securitySchemes and securityRequirements; the
+// 0.3 `security` list when there are no 1.0 requirements), as far as a page can send it:
+// an API key in a header, or a bearer token (HTTP bearer, OAuth 2.0, OpenID Connect).
+// A client certificate (mutual TLS) is the browser's to present; a key in a query string
+// or a cookie is not sent from here.
+const credential = { header: "", prefix: "", label: "" };
+const BEARER = { header: "Authorization", prefix: "Bearer ", label: "Bearer token, sent as Authorization: Bearer" };
+
+function schemeHeader(scheme) {
+  const apiKey = scheme.apiKeySecurityScheme ?? (scheme.type === "apiKey" ? { location: scheme.in, name: scheme.name } : null);
+  if (apiKey) {
+    if (String(apiKey.location).toLowerCase() !== "header" || !apiKey.name) return null;
+    return { header: apiKey.name, prefix: "", label: `API key, sent as ${apiKey.name}` };
+  }
+  const http = scheme.httpAuthSecurityScheme ?? (scheme.type === "http" ? scheme : null);
+  if (http) return String(http.scheme).toLowerCase() === "bearer" ? BEARER : null;
+  const tokens = scheme.oauth2SecurityScheme || scheme.openIdConnectSecurityScheme
+    || scheme.type === "oauth2" || scheme.type === "openIdConnect";
+  return tokens ? BEARER : null;
+}
+
+const mutualTls = (scheme) => Boolean(scheme.mtlsSecurityScheme) || scheme.type === "mutualTLS";
+
+// The header of the first requirement the page can meet (one header credential, perhaps
+// with a client certificate); null when the card asks for none the page can send.
+function cardCredential(card) {
+  const schemes = card.securitySchemes || {};
+  const required = (card.securityRequirements || []).map((r) => Object.keys(r.schemes || {}));
+  const alternatives = required.length ? required : (card.security || []).map((r) => Object.keys(r));
+  for (const names of alternatives) {
+    const found = names.map((name) => schemes[name]);
+    if (found.some((scheme) => !scheme)) continue;
+    const headers = found.filter((scheme) => !mutualTls(scheme)).map(schemeHeader);
+    if (headers.length === 1 && headers[0]) return headers[0];
+  }
+  return null;
+}
+
+// The credential header for a call (none until the user pasted one). The value is read
+// from the field each time: nothing else holds it.
+function credentialHeaders() {
+  const value = $("credential").value.trim();
+  return credential.header && value ? { [credential.header]: credential.prefix + value } : {};
+}
+
+// The card asks for a credential: the settings offer its field instead of the user id
+// (the credential names the user).
+function offerCredential(found) {
+  Object.assign(credential, found);
+  $("credential-label").textContent = found.label;
+  $("credential-row").hidden = false;
+  $("user-row").hidden = true;
+  $("settings-title").textContent = "Thread and credential";
+}
+
+// A refused run in words a person can act on (the server's reason never holds the
+// credential).
+async function refusal(response) {
+  const reason = await errorText(response);
+  if (response.status === 401) {
+    if (!credential.header) {
+      return `Authentication required: ${reason}. The agent card names no credential this page can send.`;
+    }
+    $("settings").open = true;
+    const what = credential.label.split(",")[0];
+    return `Authentication required: ${reason}. Paste your ${what} in the settings above (“${credential.label}”).`;
+  }
+  if (response.status === 403) return `Permission denied: ${reason}`;
+  return `HTTP ${response.status}: ${reason}`;
+}
+
 // The conversation: one thread (the A2A context id) kept across turns.
 const session = {
   threadId: "",
@@ -105,7 +181,8 @@ class RunView {
     this.runId = runId;
     this.started = performance.now();
     this.ended = false;
-    this.texts = new Map(); // messageId → {node, body (a text node), role, text}
+    this.texts = new Map(); // messageId → {node, body, text node, role, text}
+    this.codeShown = new Set(); // code (trimmed) shown in a Code box: not again in answers
     this.reasonings = new Map(); // messageId → its text node
     this.tools = new Map(); // toolCallId → {node, args}
     this.activities = new Map(); // messageId → {node, activityType, content}
@@ -118,6 +195,10 @@ class RunView {
     const user = el("div", "user");
     user.append(el("span", "who", "You"), el("p", "user-text", prompt));
     this.steps = el("ol", "steps");
+
+    this.traceView = el("section", "trace-view");
+    this.traceView.hidden = true;
+    this.traceView.setAttribute("aria-label", "Trace");
 
     const meta = el("footer", "run-meta");
     this.status = el("span", "status", "running…");
@@ -136,7 +217,7 @@ class RunView {
       if (this.log.open) this.logBody.textContent = this.events.map((e) => JSON.stringify(e)).join("\n");
     });
 
-    this.root.append(user, this.steps, meta, this.log);
+    this.root.append(user, this.steps, meta, this.traceView, this.log);
   }
 
   step(kind, label) {
@@ -182,11 +263,12 @@ class RunView {
       const label = !role || role === "assistant" ? "Answer" : `Message (${role})`;
       const node = this.step("answer", label);
       const body = el("div", "answer-text");
-      // One text node per message, grown in place: a long answer is not a node per delta.
+      // While it streams, one text node per message, grown in place (a long answer is
+      // not a node per delta); rendered as Markdown once the message ends.
       const text = document.createTextNode("");
       body.append(text);
       node.append(body);
-      entry = { node, body: text, role: role || "assistant", text: "" };
+      entry = { node, body, textNode: text, role: role || "assistant", text: "", rendered: false };
       this.texts.set(messageId, entry);
     }
     return entry;
@@ -194,10 +276,19 @@ class RunView {
   appendText(messageId, role, delta) {
     const entry = this.text(messageId, role);
     entry.text += delta;
-    entry.body.appendData(delta);
+    if (entry.rendered) this.renderText(entry, true);
+    else entry.textNode.appendData(delta);
+  }
+  // The message as Markdown, without the code blocks a Code box of this run shows.
+  renderText(entry, streaming = false) {
+    entry.rendered = !streaming;
+    entry.body.replaceChildren(Markdown.render(entry.text, this.codeShown));
+    entry.body.classList.add("markdown");
+    entry.node.hidden = entry.body.textContent.trim() === "" && entry.text.trim() !== "";
   }
   on_TEXT_MESSAGE_START(e) { this.text(e.messageId, e.role); }
   on_TEXT_MESSAGE_CONTENT(e) { this.appendText(e.messageId, undefined, e.delta); }
+  on_TEXT_MESSAGE_END(e) { this.renderText(this.text(e.messageId)); }
 
   // --- reasoning -----------------------------------------------------------------------
   reasoning(messageId) {
@@ -265,13 +356,26 @@ class RunView {
     node.replaceChildren();
     if (activityType === "code_execution") {
       node.className = "step code";
-      if (content.code !== undefined) node.append(el("div", "label", "Code"), el("pre", "code-src", content.code));
+      if (content.code !== undefined) this.showCode(node, content.code);
       if (content.output !== undefined) node.append(el("div", "label", "Output"), el("pre", "code-output", content.output));
       else node.append(el("div", "sublabel", "running…"));
     } else {
       node.className = "step activity";
       node.append(el("div", "label", `Activity: ${activityType}`), el("pre", "", pretty(content)));
     }
+  }
+  // A code event carries the model's text: its fenced blocks are the code (shown here,
+  // and left out of the answer that said the same), the rest is prose. Code without
+  // fences is all code.
+  showCode(node, text) {
+    const blocks = Markdown.blocks(text);
+    const code = blocks.length ? blocks.map((b) => b.code).join("\n") : text;
+    const lang = blocks.find((b) => b.lang)?.lang;
+    node.append(el("div", "label", lang ? `Code (${lang})` : "Code"), el("pre", "code-src", code));
+    const fresh = blocks.length ? blocks.map((b) => b.code.trim()) : [];
+    if (!fresh.some((c) => !this.codeShown.has(c))) return;
+    for (const c of fresh) this.codeShown.add(c);
+    for (const entry of this.texts.values()) if (entry.rendered) this.renderText(entry);
   }
   on_ACTIVITY_SNAPSHOT(e) {
     let entry = this.activities.get(e.messageId);
@@ -327,6 +431,8 @@ class RunView {
     this.status.textContent = label;
     this.elapsed.textContent = `${((performance.now() - this.started) / 1000).toFixed(2)} s`;
     if (!this.root.dataset.traceId) this.noTrace();
+    else Waterfall.show(this.traceView, this.root.dataset.traceId);
+    for (const entry of this.texts.values()) if (!entry.rendered) this.renderText(entry);
     for (const entry of this.tools.values()) {
       if (!entry.node.classList.contains("done")) entry.status.textContent = "no result";
     }
@@ -345,6 +451,11 @@ class RunView {
   fail(message) {
     this.error(message);
     this.finish("error", "failed");
+  }
+  // The server answered with an HTTP error: the run never started, so it has no trace.
+  refused(message) {
+    this.fail(message);
+    this.trace.textContent = "no trace: the run was refused";
   }
 
   // What the agent said, as AG-UI history for the next turn.
@@ -428,9 +539,9 @@ async function run(prompt) {
     context: [],
     forwardedProps: {},
   };
-  const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+  const headers = { "Content-Type": "application/json", Accept: "text/event-stream", ...credentialHeaders() };
   const user = $("user-id").value.trim();
-  if (user) headers["X-User-ID"] = user;
+  if (user && !credential.header) headers["X-User-ID"] = user;
   const controller = new AbortController();
   setRunning(controller);
   try {
@@ -438,7 +549,7 @@ async function run(prompt) {
       method: "POST", headers, body: JSON.stringify(input), signal: controller.signal,
     });
     if (!response.ok) {
-      view.fail(`HTTP ${response.status}: ${await errorText(response)}`);
+      view.refused(await refusal(response));
       return;
     }
     for await (const event of sseEvents(response)) {
@@ -465,6 +576,8 @@ async function showAgent() {
     target.textContent = "";
     target.append(el("strong", "agent-name", card.name || "(unnamed agent)"));
     if (card.description) target.append(`: ${card.description}`);
+    const found = cardCredential(card);
+    if (found) offerCredential(found);
   } catch (err) {
     target.textContent = `Agent card not available (${err.message}).`;
   }

@@ -1,0 +1,498 @@
+"""The bridge's metrics: OpenTelemetry instruments named by the GenAI, HTTP and RPC
+semantic conventions where one fits, and the bridge's own (``trpc_bridge.*``) for the rest.
+
+Every instrument lives on one :class:`BridgeMetrics` per meter provider
+(:func:`metrics_for`). With no SDK provider installed (metrics off) :func:`metrics_for`
+returns ``None`` and every hook in the server and client is one ``is None`` check.
+
+What the hot paths pay with metrics on is kept to the end of a request or a run: a run's
+events only bump counters and note the time of a delta in a :class:`RunMeter`
+(attribute reads and a clock read), and the run's histograms are recorded once when it
+ends; the number of running tasks is read by the exporter when it collects, never
+counted per task. ``bench/metrics.py`` measures what is left.
+
+Attributes are low-cardinality by construction: the agent's name, the transport, the
+A2A wire version, the encoding, an outcome, an error type from a closed set. Never a
+user, task, context or trace id: those belong to spans and log lines.
+``docs/operations.md`` lists every metric with its unit and attributes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Final
+
+from opentelemetry import metrics
+from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation
+
+# The API's stand-in before a provider is set: records nothing (no public name for it).
+from opentelemetry.metrics._internal import _ProxyMeterProvider
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.semconv._incubating.attributes import rpc_attributes as rpc
+from opentelemetry.semconv._incubating.metrics import gen_ai_metrics, rpc_metrics
+from opentelemetry.semconv.attributes import error_attributes, http_attributes, url_attributes
+from opentelemetry.semconv.metrics import http_metrics
+from opentelemetry.util.types import AttributeValue
+
+from trpc_bridge.events import AgentEvent, ErrorType
+from trpc_bridge.telemetry.histogram_records import HistogramRecords
+from trpc_bridge.telemetry.spans import (
+    A2A_PROTOCOL_VERSION,
+    A2A_TRANSPORT,
+    OP_INVOKE_AGENT,
+)
+
+#: Instrumentation scope of every instrument.
+METER_NAME = "trpc_bridge"
+
+Attributes = dict[str, AttributeValue]
+#: A run's attribute set: agent name, transport, wire version, encoding.
+RunKey = tuple[str, str, str, str]
+
+# --- the bridge's own attribute keys -------------------------------------------------------
+#: The wire encoding a run's events were written in (``trpc``, ``plain``, ``adk``, …,
+#: ``agui`` for the AG-UI door).
+ENCODING: Final = "trpc_bridge.encoding"
+#: How a run, a push delivery or a store call ended (values below).
+OUTCOME: Final = "trpc_bridge.outcome"
+#: Which task-store call (``save``, ``get``, ``delete``, ``list``).
+STORE_OPERATION: Final = "trpc_bridge.task_store.operation"
+
+OUTCOME_OK: Final = "ok"
+OUTCOME_ERROR: Final = "error"
+OUTCOME_CANCELLED: Final = "cancelled"
+PUSH_DELIVERED: Final = "delivered"
+PUSH_REFUSED: Final = "refused"
+PUSH_FAILED: Final = "failed"
+
+# --- the bridge's own metric names ---------------------------------------------------------
+EVENTS: Final = "trpc_bridge.server.events"
+ACTIVE_STREAMS: Final = "trpc_bridge.server.active_streams"
+RUNNING_TASKS: Final = "trpc_bridge.tasks.running"
+PUSH_DELIVERIES: Final = "trpc_bridge.push.deliveries"
+FANOUT_LAG: Final = "trpc_bridge.replicas.fanout.lag"
+STORE_DURATION: Final = "trpc_bridge.task_store.duration"
+
+# Bucket boundaries: the semantic conventions' advice for the GenAI and HTTP histograms.
+_REQUEST_BUCKETS = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48,
+                    40.96, 81.92)  # fmt: skip
+_TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
+                 5.0, 7.5, 10.0)  # fmt: skip
+_TPOT_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5)
+_TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
+                  16777216, 67108864)  # fmt: skip
+_HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
+#: Short store calls and replica lag: sub-millisecond to seconds.
+_SHORT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+
+#: ``error.type`` values a run may carry; anything else an agent invents is ``_OTHER``
+#: (an agent's error type is its own string: not a bounded set).
+_KNOWN_ERRORS = frozenset({ErrorType.FLOW, ErrorType.RUN, ErrorType.API, ErrorType.STOP_AGENT})
+_OTHER = "_OTHER"
+#: HTTP methods as the HTTP conventions list them; any other is ``_OTHER``.
+_HTTP_METHODS = frozenset(
+    {"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"}
+)
+
+
+def error_type(value: str) -> str:
+    """``value`` when it is one of the known run error types, else ``_OTHER``."""
+    return value if value in _KNOWN_ERRORS else _OTHER
+
+
+class BridgeMetrics:
+    """Every instrument of the bridge on one meter provider (see the module doc)."""
+
+    def __init__(self, provider: MeterProvider) -> None:
+        from trpc_bridge import __version__
+
+        meter = provider.get_meter(METER_NAME, __version__)
+        self.request_duration = meter.create_histogram(
+            gen_ai_metrics.GEN_AI_SERVER_REQUEST_DURATION,
+            unit="s",
+            description="Duration of an agent run served by the bridge, from its start to "
+            "its last event.",
+            explicit_bucket_boundaries_advisory=_REQUEST_BUCKETS,
+        )
+        self.time_to_first_token = meter.create_histogram(
+            gen_ai_metrics.GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+            unit="s",
+            description="Time from a run's start to its first content or reasoning delta "
+            "(successful runs).",
+            explicit_bucket_boundaries_advisory=_TTFT_BUCKETS,
+        )
+        self.time_per_output_token = meter.create_histogram(
+            gen_ai_metrics.GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
+            unit="s",
+            description="Mean time between a run's streamed deltas after the first "
+            "(successful runs with two deltas or more).",
+            explicit_bucket_boundaries_advisory=_TPOT_BUCKETS,
+        )
+        self.token_usage = meter.create_histogram(
+            gen_ai_metrics.GEN_AI_CLIENT_TOKEN_USAGE,
+            unit="{token}",
+            description="Input and output tokens of a run, as its events report them.",
+            explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS,
+        )
+        self.client_duration = meter.create_histogram(
+            gen_ai_metrics.GEN_AI_CLIENT_OPERATION_DURATION,
+            unit="s",
+            description="Duration of a call to a remote agent (RemoteAgent, GrpcAgent, proxy).",
+            explicit_bucket_boundaries_advisory=_REQUEST_BUCKETS,
+        )
+        self.http_duration = meter.create_histogram(
+            http_metrics.HTTP_SERVER_REQUEST_DURATION,
+            unit="s",
+            description="Duration of HTTP server requests (streams: until the last byte).",
+            explicit_bucket_boundaries_advisory=_HTTP_BUCKETS,
+        )
+        self.rpc_duration = meter.create_histogram(
+            rpc_metrics.RPC_SERVER_DURATION,
+            unit="ms",
+            description="Duration of gRPC server calls (streams: until the last message).",
+        )
+        # Counts bumped on the hot path are plain dict entries here, read by the
+        # exporter when it collects (observable instruments): a synchronous ``add`` costs
+        # the SDK's attribute cleaning and hashing on every call.
+        self._events: dict[tuple[tuple[str, AttributeValue], ...], int] = {}
+        self._streams: dict[str, int] = {}
+        meter.create_observable_counter(
+            EVENTS,
+            callbacks=[self._observe_events],
+            unit="{event}",
+            description="Agent events written to callers, per encoding.",
+        )
+        meter.create_observable_up_down_counter(
+            ACTIVE_STREAMS,
+            callbacks=[self._observe_streams],
+            unit="{stream}",
+            description="Streaming responses open now (SSE and gRPC server streams).",
+        )
+        self.push_deliveries = meter.create_counter(
+            PUSH_DELIVERIES,
+            unit="{delivery}",
+            description="Push notifications: delivered, refused by the receiver, or failed "
+            "after every retry.",
+        )
+        self.fanout_lag = meter.create_histogram(
+            FANOUT_LAG,
+            unit="s",
+            description="Time from a frame's publication on one replica to its arrival on another.",
+            explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
+        )
+        self.store_duration = meter.create_histogram(
+            STORE_DURATION,
+            unit="s",
+            description="Duration of task-store calls.",
+            explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
+        )
+        self._running: dict[int, tuple[Mapping[str, AttributeValue], Callable[[], int]]] = {}
+        self._lock = threading.Lock()
+        meter.create_observable_up_down_counter(
+            RUNNING_TASKS,
+            callbacks=[self._observe_running],
+            unit="{task}",
+            description="Agent runs in progress on this process.",
+        )
+        self._http_attributes: dict[tuple[str, int], Attributes] = {}
+        self._records = HistogramRecords()
+        #: A run's attributes, and with each outcome, made once per attribute set.
+        self._run_attributes: dict[RunKey, Attributes] = {}
+        self._ended_attributes: dict[tuple[RunKey, str, str], Attributes] = {}
+
+    # --- running tasks: read when the exporter collects ------------------------------------
+
+    def watch_running(
+        self, attributes: Mapping[str, AttributeValue], count: Callable[[], int]
+    ) -> Callable[[], None]:
+        """Report ``count()`` as the running tasks of ``attributes`` until the returned
+        function is called (a server calls it when it stops)."""
+        key = id(count)
+        with self._lock:
+            self._running[key] = (attributes, count)
+
+        def unwatch() -> None:
+            with self._lock:
+                self._running.pop(key, None)
+
+        return unwatch
+
+    def _observe_running(self, options: CallbackOptions) -> Iterable[Observation]:
+        with self._lock:
+            sources = list(self._running.values())
+        return [Observation(count(), attributes) for attributes, count in sources]
+
+    # --- HTTP and gRPC -----------------------------------------------------------------------
+
+    def http_request(self, method: str, status: int, seconds: float) -> None:
+        """One HTTP request answered with ``status`` after ``seconds``."""
+        attributes = self._http_attributes.get((method, status))
+        if attributes is None:
+            attributes = {
+                http_attributes.HTTP_REQUEST_METHOD: method if method in _HTTP_METHODS else _OTHER,
+                http_attributes.HTTP_RESPONSE_STATUS_CODE: status,
+                url_attributes.URL_SCHEME: "http",
+            }
+            if status >= 500:
+                attributes[error_attributes.ERROR_TYPE] = str(status)
+            if len(self._http_attributes) < 1024:  # methods and statuses are few; bounded
+                self._http_attributes[(method, status)] = attributes
+        self._records.record(self.http_duration, (method, status), attributes, seconds)
+
+    def rpc_call(self, service: str, method: str, code: int, milliseconds: float) -> None:
+        """One gRPC call of a registered ``service``/``method`` ended with status ``code``."""
+        self.rpc_duration.record(
+            milliseconds,
+            {
+                rpc.RPC_SYSTEM: "grpc",
+                rpc.RPC_SERVICE: service,
+                rpc.RPC_METHOD: method,
+                rpc.RPC_GRPC_STATUS_CODE: code,
+            },
+        )
+
+    def stream_opened(self, transport: str) -> None:
+        self._streams[transport] = self._streams.get(transport, 0) + 1
+
+    def stream_closed(self, transport: str) -> None:
+        self._streams[transport] -= 1
+
+    def _observe_streams(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, {A2A_TRANSPORT: t}) for t, n in list(self._streams.items())]
+
+    def events_written(self, attributes: Attributes, count: int) -> None:
+        key = tuple(attributes.items())
+        self._events[key] = self._events.get(key, 0) + count
+
+    def _observe_events(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, dict(key)) for key, n in list(self._events.items())]
+
+    # --- the rest of the server --------------------------------------------------------------
+
+    def push_delivery(self, outcome: str) -> None:
+        """One push notification ``delivered``, ``refused`` or ``failed``."""
+        self.push_deliveries.add(1, {OUTCOME: outcome})
+
+    def fanout_received(self, seconds: float, backend: str) -> None:
+        self.fanout_lag.record(max(0.0, seconds), {"trpc_bridge.fanout": backend})
+
+    def store_call(self, operation: str, seconds: float, *, failed: bool = False) -> None:
+        self.store_duration.record(
+            seconds,
+            {STORE_OPERATION: operation, OUTCOME: OUTCOME_ERROR if failed else OUTCOME_OK},
+        )
+
+    # --- runs --------------------------------------------------------------------------------
+
+    def run(
+        self,
+        agent_name: str,
+        *,
+        transport: str,
+        protocol_version: str = "",
+        encoding: str = "",
+        streamed: bool = True,
+    ) -> RunMeter:
+        """The meter of one served run, started now; ``streamed``: its caller receives
+        the events as they come (its time to first token means something)."""
+        key = (agent_name, transport, protocol_version, encoding)
+        attributes = self._run_attributes.get(key)
+        if attributes is None:
+            attributes = {
+                gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
+                gen_ai.GEN_AI_AGENT_NAME: agent_name,
+                A2A_TRANSPORT: transport,
+            }
+            if protocol_version:
+                attributes[A2A_PROTOCOL_VERSION] = protocol_version
+            if encoding:
+                attributes[ENCODING] = encoding
+            if len(self._run_attributes) < 1024:  # bounded, as the attribute sets are
+                self._run_attributes[key] = attributes
+        return RunMeter(self, key, attributes, streamed=streamed)
+
+    def run_ended(
+        self, key: RunKey, attributes: Attributes, outcome: str, error: str, seconds: float
+    ) -> None:
+        """A run's duration, with its outcome (and ``error.type`` when it failed)."""
+        ended_key = (key, outcome, error)
+        ended = self._ended_attributes.get(ended_key)
+        if ended is None:
+            ended = {**attributes, OUTCOME: outcome}
+            if error:
+                ended[error_attributes.ERROR_TYPE] = error
+            if len(self._ended_attributes) < 4096:
+                self._ended_attributes[ended_key] = ended
+        self._records.record(self.request_duration, ended_key, ended, seconds)
+
+    def client_call(
+        self, agent_name: str, *, transport: str, protocol_version: str
+    ) -> ClientCallMeter:
+        """The meter of one call to a remote agent, started now."""
+        attributes: Attributes = {
+            gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
+            gen_ai.GEN_AI_AGENT_NAME: agent_name,
+        }
+        if transport:
+            attributes[A2A_TRANSPORT] = transport
+        if protocol_version:
+            attributes[A2A_PROTOCOL_VERSION] = protocol_version
+        return ClientCallMeter(self, attributes)
+
+
+class RunMeter:
+    """One served run: :meth:`observe` every event (cheap), :meth:`end` once.
+
+    The time to first token is the time to the run's first content or reasoning delta; the
+    time per output token is the mean gap between its deltas after the first (one value
+    per run, as the GenAI conventions define it), both for streamed runs that did not
+    fail: a unary call's caller sees nothing before the end, and leaving them out keeps a
+    unary request at two histogram records (``bench/metrics.py``).
+    """
+
+    __slots__ = (
+        "_attributes",
+        "_deltas",
+        "_done",
+        "_error",
+        "_events",
+        "_first",
+        "_input_tokens",
+        "_key",
+        "_last",
+        "_metrics",
+        "_output_tokens",
+        "_started",
+        "_streamed",
+    )
+
+    def __init__(
+        self, metrics: BridgeMetrics, key: RunKey, attributes: Attributes, *, streamed: bool
+    ) -> None:
+        self._metrics = metrics
+        self._key = key
+        self._attributes = attributes
+        self._streamed = streamed
+        self._started = time.perf_counter()
+        self._first = 0.0
+        self._last = 0.0
+        self._deltas = 0
+        self._events = 0
+        self._input_tokens = 0
+        self._output_tokens = 0
+        self._error = ""
+        self._done = False
+
+    def observe(self, event: AgentEvent) -> None:
+        self._events += 1
+        if event.done:
+            self._done = True
+        if self._streamed and event.is_partial and event.choices:
+            delta = event.choices[0].delta
+            if delta.content or delta.reasoning_content:
+                now = time.perf_counter()
+                if not self._deltas:
+                    self._first = now
+                self._last = now
+                self._deltas += 1
+        usage = event.usage
+        if usage is not None:
+            self._input_tokens += usage.prompt_tokens
+            self._output_tokens += usage.completion_tokens
+        error = event.error
+        if error is not None and event.is_terminal_error():
+            self._error = error_type(error.type)
+
+    def observe_frames(self, frames: int, deltas: int) -> None:
+        """A relayed batch of ``frames`` (a proxy's same-dialect relay: no events), of
+        which ``deltas`` are text deltas: each a written event, each delta a run delta."""
+        self._events += frames
+        if self._streamed and deltas:
+            now = time.perf_counter()
+            if not self._deltas:
+                self._first = now
+            self._last = now
+            self._deltas += deltas
+
+    def end(self, *, cancelled: bool = False) -> None:
+        """Record the run; ``cancelled``: it was stopped before its end (a consumer that
+        stops reading after a final event, ``done``, has not cancelled anything)."""
+        cancelled = cancelled and not self._done
+        metrics = self._metrics
+        elapsed = time.perf_counter() - self._started
+        attributes = self._attributes
+        if self._events:
+            metrics.events_written(attributes, self._events)
+        if self._input_tokens or self._output_tokens:
+            tokens = (("input", self._input_tokens), ("output", self._output_tokens))
+            for kind, count in tokens:
+                if count:
+                    kind_attributes = {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind}
+                    metrics.token_usage.record(count, kind_attributes)
+        if self._error:
+            metrics.run_ended(self._key, attributes, OUTCOME_ERROR, self._error, elapsed)
+            return
+        if cancelled:
+            metrics.run_ended(self._key, attributes, OUTCOME_CANCELLED, "", elapsed)
+            return
+        if self._deltas:
+            records = metrics._records
+            ttft = self._first - self._started
+            records.record(metrics.time_to_first_token, self._key, attributes, ttft)
+            if self._deltas > 1:
+                per_delta = (self._last - self._first) / (self._deltas - 1)
+                records.record(metrics.time_per_output_token, self._key, attributes, per_delta)
+        metrics.run_ended(self._key, attributes, OUTCOME_OK, "", elapsed)
+
+
+class ClientCallMeter:
+    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once."""
+
+    __slots__ = ("_attributes", "_error", "_metrics", "_started")
+
+    def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
+        self._metrics = metrics
+        self._attributes = attributes
+        self._started = time.perf_counter()
+        self._error = ""
+
+    def observe(self, event: AgentEvent) -> None:
+        error = event.error
+        if error is not None and event.is_terminal_error():
+            self._error = error_type(error.type)
+
+    def end(self) -> None:
+        attributes = self._attributes
+        if self._error:
+            attributes = {**attributes, error_attributes.ERROR_TYPE: self._error}
+        self._metrics.client_duration.record(time.perf_counter() - self._started, attributes)
+
+
+#: Meter provider class → whether it records (neither the API's proxy nor its no-op).
+_RECORDS: dict[type, bool] = {}
+_BY_PROVIDER: dict[int, tuple[MeterProvider, BridgeMetrics]] = {}
+_BY_PROVIDER_LOCK = threading.Lock()
+
+
+def metrics_for(provider: MeterProvider | None = None) -> BridgeMetrics | None:
+    """The instruments on ``provider`` (default: the global one); ``None`` when it records
+    nothing (no SDK provider installed: metrics are off)."""
+    current = provider if provider is not None else metrics.get_meter_provider()
+    kind = type(current)
+    records = _RECORDS.get(kind)
+    if records is None:
+        off = (metrics.NoOpMeterProvider, _ProxyMeterProvider)
+        records = _RECORDS[kind] = not issubclass(kind, off)
+    if not records:
+        return None
+    found = _BY_PROVIDER.get(id(current))
+    if found is not None and found[0] is current:
+        return found[1]
+    with _BY_PROVIDER_LOCK:
+        found = _BY_PROVIDER.get(id(current))
+        if found is None or found[0] is not current:
+            found = (current, BridgeMetrics(current))
+            _BY_PROVIDER[id(current)] = found
+    return found[1]
