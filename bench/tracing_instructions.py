@@ -59,14 +59,20 @@ async def per_request(traced: bool, sink: OtlpSink, work: Path) -> tuple[float, 
     return total / REQUESTS, exports
 
 
-async def main() -> None:
-    if not _callgrind.available():
-        print("skipped: valgrind (callgrind) is not on PATH")
-        return
+async def measure() -> tuple[float, float, int]:
+    """Instructions per request untraced and traced, and the exports in the window."""
     with tempfile.TemporaryDirectory() as work:
         async with OtlpSink() as sink:
             untraced, _ = await per_request(False, sink, Path(work))
             traced, exported = await per_request(True, sink, Path(work))
+    return untraced, traced, exported
+
+
+async def main() -> None:
+    if not _callgrind.available():
+        print("skipped: valgrind (callgrind) is not on PATH")
+        return
+    untraced, traced, exported = await measure()
     print(
         f"unary message/send, {REQUESTS} requests: untraced {untraced / 1e6:.3f} M "
         f"instructions per request, traced {traced / 1e6:.3f} M: traced/untraced "

@@ -67,17 +67,18 @@ _ARTIFACT_KEYS = frozenset({"artifactId", "parts", "metadata"})
 _PART_KEYS = frozenset({"kind", "text", "metadata"})
 #: Metadata values a text delta's run keeps as they are (nested values take the general
 #: path, which bounds their depth).
-_SCALARS = (str, bool, int, float, type(None))
+_SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
 T = TypeVar("T")
 
 
 def _scalars(metadata: Any) -> bool:
     """A non-empty mapping of scalars (an empty one is written as ``{}``: general path)."""
-    return (
-        type(metadata) is dict
-        and bool(metadata)
-        and all(isinstance(v, _SCALARS) for v in metadata.values())
-    )
+    if type(metadata) is not dict or not metadata:
+        return False
+    for value in metadata.values():
+        if type(value) not in _SCALAR_TYPES:
+            return False
+    return True
 
 
 _PART_KINDS = frozenset({"text", "data", "file"})
@@ -106,9 +107,9 @@ class Forwarder:
         self._redaction = redaction if redaction is not OFF else None
         #: Streamed thinking per response id, what its redactor holds back.
         self._held: dict[str, StreamRedactor] = {}
-        #: With redaction: the artifacts the caller has had a frame of (a delta whose
-        #: thinking is all held back is not sent: the next one opens the artifact).
-        self._sent: set[str] = set()
+        #: Artifacts whose first frames were not sent (a delta whose thinking is all held
+        #: back): the next frame sent opens the artifact, ``append`` or not.
+        self._unopened: set[str] = set()
         #: The upstream's own task id (to cancel it), once a frame has named it.
         self.upstream_task_id = ""
         #: The upstream's last task state (0.3 spelling).
@@ -123,6 +124,10 @@ class Forwarder:
             upstream = result.get("taskId") or result.get("id")
             self.upstream_task_id = upstream if isinstance(upstream, str) else ""
         kind = result.get("kind")
+        if kind == "artifact-update":
+            delta = self._delta(result)
+            if delta is not None and (self._redaction is None or self._plain(delta)):
+                return [delta]
         released: list[RunFrame] = []
         if self._redaction is not None:
             released, keep = self._masked(result, kind)
@@ -223,18 +228,34 @@ class Forwarder:
         for part in parts:
             _mask_text(part, stream.feed)
         left = [p for p in _parts(artifact) if not _thought(p) or p.get("text")]
+        if left or result.get("lastChunk"):
+            return released, True
         # A delta that only carried thinking, all of it held back: nothing to send yet.
-        return released, bool(left) or bool(result.get("lastChunk"))
+        artifact_id = artifact.get("artifactId")
+        if isinstance(artifact_id, str) and result.get("append") is not True:
+            self._unopened.add(artifact_id)
+        return released, False
+
+    def _plain(self, delta: TextDelta) -> bool:
+        """A delta with nothing to mask (answer text, no error), of an open artifact."""
+        run = delta.run
+        return (
+            run.part_metadata is None
+            and not self._held
+            and META_ERROR_MESSAGE not in run.metadata
+            and (not self._unopened or run.artifact_id not in self._unopened)
+        )
 
     def _opened(self, result: dict[str, Any]) -> None:
-        """``append`` only on an artifact the caller has had a frame of."""
+        """The artifact is open once a frame of it is sent: ``append`` is false on the
+        first one sent (its earlier frames were held back)."""
+        if not self._unopened:
+            return
         artifact = result.get("artifact")
         artifact_id = artifact.get("artifactId") if isinstance(artifact, dict) else None
-        if not isinstance(artifact_id, str):
-            return
-        if result.get("append") is True and artifact_id not in self._sent:
+        if artifact_id in self._unopened:
             result["append"] = False
-        self._sent.add(artifact_id)
+            self._unopened.discard(artifact_id)
 
     def release(self) -> list[RunFrame]:
         """The thinking still held back, as one more delta per response (the run ends)."""
@@ -247,8 +268,8 @@ class Forwarder:
         # What the stream encoder writes for AgentEvent.reasoning_delta(tail, response).
         metadata = {META_OBJECT_TYPE: ObjectType.CHUNK, META_RESPONSE_ID: response}
         part = thought_metadata(_ENCODE)
-        append = response in self._sent
-        self._sent.add(response)
+        append = response not in self._unopened
+        self._unopened.discard(response)
         return [TextDelta(self._runs.run(response, append, metadata, part), tail)]
 
     def _ids(self, frame: dict[str, Any]) -> dict[str, Any]:
