@@ -75,10 +75,7 @@ def _scalars(metadata: Any) -> bool:
     """A non-empty mapping of scalars (an empty one is written as ``{}``: general path)."""
     if type(metadata) is not dict or not metadata:
         return False
-    for value in metadata.values():
-        if type(value) not in _SCALAR_TYPES:
-            return False
-    return True
+    return _SCALAR_TYPES.issuperset(map(type, metadata.values()))
 
 
 _PART_KINDS = frozenset({"text", "data", "file"})
