@@ -42,6 +42,11 @@ class Agent(Protocol):
     ``relay(request, offer)``: the agent can hand over the run's frames as an upstream
     wrote them, instead of events, when the upstream speaks the caller's wire and
     encoding (a proxy: ``RemoteAgent.relay``; :func:`relay_of`).
+
+    Optional: ``meters_own_tokens = True`` says the agent's own client call records the
+    token usage of its events (a remote agent, through
+    :func:`~trpc_bridge.telemetry.client.trace_remote_run`); a server running it then
+    does not record them again (:func:`meters_own_tokens`).
     """
 
     name: str
@@ -73,6 +78,11 @@ class _RunFn(Protocol):
 def tools_run_elsewhere(agent: Agent) -> bool:
     """Whether ``agent``'s tool calls ran in another process (see :class:`Agent`)."""
     return bool(getattr(agent, "tools_run_elsewhere", False))
+
+
+def meters_own_tokens(agent: Agent) -> bool:
+    """Whether ``agent``'s client call records its token usage (see :class:`Agent`)."""
+    return bool(getattr(agent, "meters_own_tokens", False))
 
 
 def forwards_caller_token(agent: Agent) -> bool:

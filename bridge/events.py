@@ -217,7 +217,9 @@ class Choice(EventModel):
 @dataclass(slots=True, kw_only=True)
 class Usage(EventModel):
     """``model.Usage``: the tokens one LLM response used, when the agent reports them
-    (read by the bridge's metrics, ``gen_ai.client.token.usage``; not sent on the wire)."""
+    (the bridge's metrics count complete responses', ``gen_ai.client.token.usage``).
+    Carried by the trpc codec as the ``usage`` response metadata (``docs/wire-spec.md``
+    §2.2) and by AgentHost's ``AgentEvent.usage``."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -296,8 +298,16 @@ class AgentEvent(EventModel):
         return self.object == ObjectType.TASK_STATUS
 
     def to_json_line(self) -> str:
-        """One compact JSON object, empty fields left out (the CLI's ``--json`` output)."""
-        return self.model_dump_json(exclude_defaults=True, exclude={"event_id", "timestamp"})
+        """One compact JSON object, empty fields left out (the CLI's ``--json`` output),
+        except what the chat-completion shape always has: every tool call's ``type``."""
+        line = self.model_dump(
+            mode="json", exclude_defaults=True, exclude={"event_id", "timestamp"}
+        )
+        for choice in line.get("choices", []):
+            for side in ("message", "delta"):
+                for call in choice.get(side, {}).get("tool_calls", []):
+                    call["type"] = call.get("type") or "function"
+        return json.dumps(line, ensure_ascii=False, separators=(",", ":"))
 
     # --- constructors: keep agents short ---------------------------------------------
 

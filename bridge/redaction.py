@@ -411,6 +411,7 @@ class EventRedactor:
             changes
             and copy.error is None
             and not copy.state_delta
+            and copy.usage is None  # the tokens still count
             and all(c.delta.is_empty() and c.message.is_empty() for c in copy.choices)
         ):
             return _DROPPED  # a delta that only held back reasoning: nothing to send yet

@@ -11,6 +11,8 @@ property in ``tests/codecs/test_agent_proto.py``), within the contract's documen
   JSON and in A2A's gRPC binding); integral numbers come back as ``int``.
 - An event from a foreign agent may leave ``event_id`` and ``timestamp`` unset: it gets a
   fresh id and the time of receipt, what the Python model's defaults give.
+- ``usage`` counts travel as ``int64``: a count outside that range raises
+  :class:`ProtoModelError`.
 
 Messages from outside (a sidecar's events, a caller's request) are checked here: what the
 proto's types allow but the model does not (a content part type other than text / image /
@@ -42,6 +44,7 @@ from trpc_bridge.events import (
     FunctionCall,
     ResponseError,
     ToolCall,
+    Usage,
 )
 from trpc_bridge.v1 import agent_pb2 as pb
 
@@ -145,6 +148,13 @@ def _event_to_proto(event: AgentEvent) -> pb.AgentEvent:
         invocation_id=event.invocation_id,
         event_id=event.event_id,
         timestamp=timestamp_to_proto(event.timestamp),
+        usage=None
+        if event.usage is None
+        else pb.Usage(
+            prompt_tokens=event.usage.prompt_tokens,
+            completion_tokens=event.usage.completion_tokens,
+            total_tokens=event.usage.total_tokens,
+        ),
     )
 
 
@@ -267,6 +277,13 @@ def event_from_proto(message: pb.AgentEvent) -> AgentEvent:
         timestamp=timestamp_from_proto(message.timestamp)
         if message.HasField("timestamp")
         else time.time(),
+        usage=Usage(
+            prompt_tokens=message.usage.prompt_tokens,
+            completion_tokens=message.usage.completion_tokens,
+            total_tokens=message.usage.total_tokens,
+        )
+        if message.HasField("usage")
+        else None,
     )
 
 

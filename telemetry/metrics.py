@@ -19,9 +19,10 @@ user, task, context or trace id: those belong to spans and log lines.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Final
 
 from opentelemetry import metrics
@@ -57,8 +58,11 @@ RunKey = tuple[str, str, str, str]
 ENCODING: Final = "trpc_bridge.encoding"
 #: How a run, a push delivery or a store call ended (values below).
 OUTCOME: Final = "trpc_bridge.outcome"
-#: Which task-store call (``save``, ``get``, ``delete``, ``list``).
+#: Which task-store call: the store's ``get``, ``save``, ``delete``, ``list``; the
+#: journal's ``claim``, ``checkpoint``, ``release``.
 STORE_OPERATION: Final = "trpc_bridge.task_store.operation"
+#: Which fan-out backend carried a frame between replicas (``postgresql``, ``redis``).
+FANOUT_BACKEND: Final = "trpc_bridge.fanout"
 
 OUTCOME_OK: Final = "ok"
 OUTCOME_ERROR: Final = "error"
@@ -176,16 +180,17 @@ class BridgeMetrics:
             description="Push notifications: delivered, refused by the receiver, or failed "
             "after every retry.",
         )
-        self.fanout_lag = meter.create_histogram(
+        self.fanout_lag_seconds = meter.create_histogram(
             FANOUT_LAG,
             unit="s",
-            description="Time from a frame's publication on one replica to its arrival on another.",
+            description="Time from a frame's publication on the replica that runs its task "
+            "to its delivery to a follower on another replica (per batch: its oldest frame).",
             explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
         )
         self.store_duration = meter.create_histogram(
             STORE_DURATION,
             unit="s",
-            description="Duration of task-store calls.",
+            description="Duration of task-store calls (database stores), by operation.",
             explicit_bucket_boundaries_advisory=_SHORT_BUCKETS,
         )
         self._running: dict[int, tuple[Mapping[str, AttributeValue], Callable[[], int]]] = {}
@@ -201,6 +206,9 @@ class BridgeMetrics:
         #: A run's attributes, and with each outcome, made once per attribute set.
         self._run_attributes: dict[RunKey, Attributes] = {}
         self._ended_attributes: dict[tuple[RunKey, str, str], Attributes] = {}
+        # Operations and backends are a few fixed names: these stay small.
+        self._store_attributes: dict[tuple[str, str], Attributes] = {}
+        self._fanout_attributes: dict[str, Attributes] = {}
 
     # --- running tasks: read when the exporter collects ------------------------------------
 
@@ -275,14 +283,36 @@ class BridgeMetrics:
         """One push notification ``delivered``, ``refused`` or ``failed``."""
         self.push_deliveries.add(1, {OUTCOME: outcome})
 
-    def fanout_received(self, seconds: float, backend: str) -> None:
-        self.fanout_lag.record(max(0.0, seconds), {"trpc_bridge.fanout": backend})
+    def fanout_lag(self, seconds: float, backend: str) -> None:
+        """A batch of frames published ``seconds`` ago on another replica (its oldest
+        frame's publication, in that replica's clock) reached its follower here."""
+        attributes = self._fanout_attributes.get(backend)
+        if attributes is None:
+            attributes = self._fanout_attributes[backend] = {FANOUT_BACKEND: backend}
+        self._records.record(self.fanout_lag_seconds, backend, attributes, max(0.0, seconds))
 
-    def store_call(self, operation: str, seconds: float, *, failed: bool = False) -> None:
-        self.store_duration.record(
-            seconds,
-            {STORE_OPERATION: operation, OUTCOME: OUTCOME_ERROR if failed else OUTCOME_OK},
-        )
+    @contextlib.contextmanager
+    def store_call(
+        self, operation: str, expected: tuple[type[BaseException], ...] = ()
+    ) -> Iterator[None]:
+        """Time the task-store call inside the ``with``; an exception other than
+        ``expected`` ones (an answer, such as "the task already runs") is an error."""
+        outcome = OUTCOME_ERROR
+        started = time.perf_counter()
+        try:
+            yield
+            outcome = OUTCOME_OK
+        except expected:
+            outcome = OUTCOME_OK
+            raise
+        finally:
+            elapsed = time.perf_counter() - started
+            key = (operation, outcome)
+            attributes = self._store_attributes.get(key)
+            if attributes is None:
+                attributes = {STORE_OPERATION: operation, OUTCOME: outcome}
+                self._store_attributes[key] = attributes
+            self._records.record(self.store_duration, key, attributes, elapsed)
 
     # --- runs --------------------------------------------------------------------------------
 
@@ -294,9 +324,12 @@ class BridgeMetrics:
         protocol_version: str = "",
         encoding: str = "",
         streamed: bool = True,
+        tokens: bool = True,
     ) -> RunMeter:
         """The meter of one served run, started now; ``streamed``: its caller receives
-        the events as they come (its time to first token means something)."""
+        the events as they come (its time to first token means something); ``tokens``:
+        the run's token usage is recorded here (not for a remote agent, whose client
+        call records it: :class:`ClientCallMeter`)."""
         key = (agent_name, transport, protocol_version, encoding)
         attributes = self._run_attributes.get(key)
         if attributes is None:
@@ -311,7 +344,14 @@ class BridgeMetrics:
                 attributes[ENCODING] = encoding
             if len(self._run_attributes) < 1024:  # bounded, as the attribute sets are
                 self._run_attributes[key] = attributes
-        return RunMeter(self, key, attributes, streamed=streamed)
+        return RunMeter(self, key, attributes, streamed=streamed, tokens=tokens)
+
+    def tokens_used(self, attributes: Attributes, input_tokens: int, output_tokens: int) -> None:
+        """``gen_ai.client.token.usage`` of one run or call: its input and output tokens
+        (each when not 0), with ``attributes`` and the token type."""
+        for kind, count in (("input", input_tokens), ("output", output_tokens)):
+            if count:
+                self.token_usage.record(count, {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind})
 
     def run_ended(
         self, key: RunKey, attributes: Attributes, outcome: str, error: str, seconds: float
@@ -366,15 +406,23 @@ class RunMeter:
         "_output_tokens",
         "_started",
         "_streamed",
+        "_tokens",
     )
 
     def __init__(
-        self, metrics: BridgeMetrics, key: RunKey, attributes: Attributes, *, streamed: bool
+        self,
+        metrics: BridgeMetrics,
+        key: RunKey,
+        attributes: Attributes,
+        *,
+        streamed: bool,
+        tokens: bool,
     ) -> None:
         self._metrics = metrics
         self._key = key
         self._attributes = attributes
         self._streamed = streamed
+        self._tokens = tokens
         self._started = time.perf_counter()
         self._first = 0.0
         self._last = 0.0
@@ -398,7 +446,7 @@ class RunMeter:
                 self._last = now
                 self._deltas += 1
         usage = event.usage
-        if usage is not None:
+        if usage is not None and self._tokens and not event.is_partial:
             self._input_tokens += usage.prompt_tokens
             self._output_tokens += usage.completion_tokens
         error = event.error
@@ -426,11 +474,7 @@ class RunMeter:
         if self._events:
             metrics.events_written(attributes, self._events)
         if self._input_tokens or self._output_tokens:
-            tokens = (("input", self._input_tokens), ("output", self._output_tokens))
-            for kind, count in tokens:
-                if count:
-                    kind_attributes = {**attributes, gen_ai.GEN_AI_TOKEN_TYPE: kind}
-                    metrics.token_usage.record(count, kind_attributes)
+            metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
             metrics.run_ended(self._key, attributes, OUTCOME_ERROR, self._error, elapsed)
             return
@@ -448,23 +492,40 @@ class RunMeter:
 
 
 class ClientCallMeter:
-    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once."""
+    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once. The
+    tokens the remote agent reports (``AgentEvent.usage`` decoded from the wire) are
+    recorded here, once per call, with the call's attributes."""
 
-    __slots__ = ("_attributes", "_error", "_metrics", "_started")
+    __slots__ = (
+        "_attributes",
+        "_error",
+        "_input_tokens",
+        "_metrics",
+        "_output_tokens",
+        "_started",
+    )
 
     def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
         self._metrics = metrics
         self._attributes = attributes
         self._started = time.perf_counter()
         self._error = ""
+        self._input_tokens = 0
+        self._output_tokens = 0
 
     def observe(self, event: AgentEvent) -> None:
+        usage = event.usage
+        if usage is not None and not event.is_partial:
+            self._input_tokens += usage.prompt_tokens
+            self._output_tokens += usage.completion_tokens
         error = event.error
         if error is not None and event.is_terminal_error():
             self._error = error_type(error.type)
 
     def end(self) -> None:
         attributes = self._attributes
+        if self._input_tokens or self._output_tokens:
+            self._metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
             attributes = {**attributes, error_attributes.ERROR_TYPE: self._error}
         self._metrics.client_duration.record(time.perf_counter() - self._started, attributes)
@@ -496,3 +557,14 @@ def metrics_for(provider: MeterProvider | None = None) -> BridgeMetrics | None:
             found = (current, BridgeMetrics(current))
             _BY_PROVIDER[id(current)] = found
     return found[1]
+
+
+def store_timer(
+    metrics: BridgeMetrics | None,
+    operation: str,
+    expected: tuple[type[BaseException], ...] = (),
+) -> contextlib.AbstractContextManager[None]:
+    """:meth:`BridgeMetrics.store_call`, or nothing when metrics are off."""
+    if metrics is None:
+        return contextlib.nullcontext()
+    return metrics.store_call(operation, expected)

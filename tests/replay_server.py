@@ -1,8 +1,9 @@
 """A tiny HTTP peer on 127.0.0.1 that replays trpc-agent-go's exact bytes.
 
-It serves a card (at the paths given), answers ``message/stream`` with a prepared SSE
-body (``event:`` lines, JSON-RPC envelopes, optional ``: ping`` comments, optionally
-hanging until the client cancels), ``message/send`` with a prepared result, and
+It serves a card (at the paths given), answers ``message/stream`` (or 1.0's
+``SendStreamingMessage``) with a prepared SSE body (``event:`` lines, JSON-RPC envelopes,
+optional ``: ping`` comments, optionally hanging until the client cancels),
+``message/send`` (``SendMessage``) with a prepared result, and
 ``tasks/get`` / ``tasks/cancel`` the way a v0 Go server does after a stream (task not
 found). Every request is recorded for assertions.
 """
@@ -98,11 +99,11 @@ class ReplayPeer:
         body = await request.json()
         self.calls.append(Recorded(request.method, request.url.path, dict(request.headers), body))
         method, rpc_id = body.get("method"), body.get("id")
-        if method == "message/stream":
+        if method in ("message/stream", "SendStreamingMessage"):
             if self.stream_json is not None:
                 return JSONResponse(self.stream_json)
             return StreamingResponse(self._replay(), media_type="text/event-stream")
-        if method == "message/send":
+        if method in ("message/send", "SendMessage"):
             return JSONResponse({"jsonrpc": "2.0", "id": rpc_id, "result": self.send_result})
         if method == "tasks/cancel":
             self.cancelled.set()
@@ -130,7 +131,8 @@ async def serving(peer: ReplayPeer) -> AsyncIterator[str]:
     """Run ``peer`` on a free loopback port; yields its base URL."""
     listener = HttpListener()  # bound first: the card names the peer's URL
     peer.url = listener.url
-    peer.card["url"] = peer.card["url"] or listener.url
+    if "url" in peer.card:  # a 0.3 card names its URL (a 1.0 card, its interfaces)
+        peer.card["url"] = peer.card["url"] or listener.url
     await listener.start(peer.app())
     try:
         yield listener.url

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -48,6 +49,54 @@ def _empty_chunk(event: AgentEvent) -> bool:
     )
 
 
+class CallPrinter:
+    """What ``call`` prints of a run's events: one JSON object per line (``--json``, the
+    progress items among them as ``{"progress": …}`` lines), the live console view, or
+    (``--progress``) the progress live and the answer once the run is over."""
+
+    def __init__(
+        self,
+        write: Callable[[str], None],
+        *,
+        json_lines: bool = False,
+        progress: bool = False,
+        color: bool = False,
+        live: bool = False,
+    ) -> None:
+        self._write = write
+        self._json = json_lines
+        self._progress = progress
+        self._answer = MessageAggregator()
+        self.view = ConsoleView(write, color=color)
+        #: Receives the run's progress items (``--progress`` only).
+        self.sink: ProgressSink | None = None
+        if progress:
+            self.view = progress_view = ProgressView(write, color=color, live=live)
+            self.sink = self._json_progress if json_lines else progress_view.show_progress
+
+    def show(self, event: AgentEvent) -> None:
+        if self._json:
+            if not _empty_chunk(event):
+                self._write(event.to_json_line() + "\n")
+        elif self._progress:
+            self._answer.add(event)  # shown once the run is over
+        else:
+            self.view.show(event)
+
+    def close(self, *, failed: bool) -> None:
+        if isinstance(self.view, ProgressView) and not self._json and not failed:
+            self.view.answer(_final_answer(self._answer))  # a failed run has no answer
+        self.view.close()
+
+    def _json_progress(self, item: ProgressItem) -> None:
+        shown = (
+            {"text": item.text}
+            if item.pseudo
+            else item.envelope.model_dump(by_alias=True, exclude_none=True)
+        )
+        self._write(json.dumps({"progress": shown}, ensure_ascii=False) + "\n")
+
+
 async def run_call(
     url: str,
     message: str,
@@ -65,12 +114,7 @@ async def run_call(
 ) -> int:
     request = AgentRequest(text=message, user_id=user, context_id=context)
     tty = sys.stdout.isatty()
-    view = ConsoleView(_write, color=tty)
-    sink: ProgressSink | None = None
-    if progress:
-        view = progress_view = ProgressView(_write, color=tty, live=tty)
-        sink = _json_progress if json_lines else progress_view.show_progress
-    answer = MessageAggregator()
+    printer = CallPrinter(_write, json_lines=json_lines, progress=progress, color=tty, live=tty)
     error: ResponseError | None = None
     try:
         async with (
@@ -85,16 +129,10 @@ async def run_call(
             ) as agent,
             # Closed before the agent: leaving early must still cancel the remote task,
             # which needs the agent's connection.
-            closing_events(agent.run(request, progress=sink)) as events,
+            closing_events(agent.run(request, progress=printer.sink)) as events,
         ):
             async for event in events:
-                if json_lines:
-                    if not _empty_chunk(event):
-                        _write(event.to_json_line() + "\n")
-                elif progress:
-                    answer.add(event)  # shown once the run is over
-                else:
-                    view.show(event)
+                printer.show(event)
                 if event.error is not None and event.is_terminal_error():
                     error = event.error
     except RemoteAgentError as exc:
@@ -105,9 +143,7 @@ async def run_call(
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     finally:
-        if isinstance(view, ProgressView) and not json_lines and error is None:
-            view.answer(_final_answer(answer))  # a failed run has no answer; stderr says why
-        view.close()
+        printer.close(failed=error is not None)  # stderr says why a run failed
     if error is not None:
         typer.echo(f"error: {error.type}: {error.message}", err=True)
         return 1
@@ -118,15 +154,6 @@ def _final_answer(run: MessageAggregator) -> str:
     """The last assistant text of the run: the response the run ended with."""
     texts = [m.text for m in run.messages if m.role == Role.ASSISTANT and m.text]
     return texts[-1] if texts else ""
-
-
-def _json_progress(item: ProgressItem) -> None:
-    shown = (
-        {"text": item.text}
-        if item.pseudo
-        else item.envelope.model_dump(by_alias=True, exclude_none=True)
-    )
-    _write(json.dumps({"progress": shown}, ensure_ascii=False) + "\n")
 
 
 @app.command()

@@ -12,13 +12,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import ipaddress
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 import typer
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.server.auth.options import AUTH_CHOICES, SecurityOptions
 from trpc_bridge.server.options import (
     Durability,
@@ -369,7 +369,17 @@ SERVER_FLAGS: dict[str, _Flag] = {
         typer.Option(
             False,
             "--metrics-path/--no-metrics-path",
-            help="Also serve /metrics (Prometheus text) on the HTTP port.",
+            help="Also serve /metrics (Prometheus text) on the HTTP port, behind the "
+            "server's authentication (--auth) like every other route.",
+        ),
+    ),
+    "metrics_public": _Flag(
+        bool,
+        typer.Option(
+            False,
+            "--metrics-public/--no-metrics-public",
+            help="With --metrics-path: /metrics on the HTTP port without credentials (a "
+            "scraper that cannot authenticate). The metrics port never asks for any.",
         ),
     ),
     "log_format": _Flag(
@@ -477,6 +487,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         raise FlagError(f"--log-format {flags['log_format']}: use text or json")
     if not -1 <= flags["metrics_port"] <= _MAX_PORT:
         raise FlagError(f"--metrics-port {flags['metrics_port']} is not a TCP port (-1 = none)")
+    if flags["metrics_public"] and not flags["metrics_path"]:
+        raise FlagError("--metrics-public goes with --metrics-path (/metrics on the HTTP port)")
     if flags["unready_delay"] < 0:
         raise FlagError(f"--unready-delay must be 0 or more, not {flags['unready_delay']}")
     security = SecurityOptions(**{name: flags[name] for name in SECURITY_FLAGS})
@@ -494,6 +506,7 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         redaction=policy_of_flags,
         ops=OpsOptions(
             metrics_path=flags["metrics_path"],
+            metrics_public=flags["metrics_public"],
             metrics_port=None if flags["metrics_port"] < 0 else flags["metrics_port"],
             access_log=_access_log(flags),
             unready_delay=flags["unready_delay"],
@@ -541,15 +554,6 @@ def _access_log(flags: dict[str, Any]) -> bool:
     return flags["log_format"] == "json" if chosen is None else chosen
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     """What the flags set up for the whole process before serving: the log format, the
     meter provider (and its Prometheus text when scraped); and the playground's span
@@ -564,7 +568,7 @@ def install_ops(options: ServerOptions, flags: dict[str, Any]) -> ServerOptions:
     buffer = None
     trace_view: bool | None = flags["trace_view"]
     if trace_view is None:
-        trace_view = options.playground and _loopback(options.host)
+        trace_view = options.playground and is_loopback(options.host)
     if trace_view:
         from trpc_bridge.telemetry.span_buffer import SpanBuffer
 

@@ -26,7 +26,6 @@ No token, secret or token response ever appears in an error message or a log lin
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ import httpx
 from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import ParseError
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.client.card import ResolvedCard
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, failure_text
 
@@ -91,15 +91,6 @@ class TokenFile:
 @dataclass(frozen=True)
 class ForwardedToken:
     """The caller's bearer token, read per request (see :class:`RemoteAgent`)."""
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class ClientCredentials:
@@ -284,7 +275,7 @@ async def discover_token_url(card: ResolvedCard, http: httpx.AsyncClient) -> str
 
 def _check_secret_destination(url: str, card: ResolvedCard) -> None:
     parts = urlsplit(url)
-    if parts.scheme == "https" or (parts.scheme == "http" and _loopback(parts.hostname or "")):
+    if parts.scheme == "https" or (parts.scheme == "http" and is_loopback(parts.hostname or "")):
         return
     raise RemoteAgentError(
         f"{card.name}: the card's token endpoint {url} is not https: the client secret is "

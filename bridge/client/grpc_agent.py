@@ -107,6 +107,9 @@ class GrpcAgent:
     """The agent behind an ``AgentHost`` port. Build it with :meth:`connect`; close it
     with :meth:`aclose` (or ``async with``)."""
 
+    #: Its calls record the tokens the agent reports (``trace_remote_run``).
+    meters_own_tokens = True
+
     def __init__(
         self,
         url: str,

@@ -8,10 +8,13 @@ is configured.
 
 0.3 (trpc-agent-go's v0 servers, a2a-sdk's compat layer): slash methods, ``kind`` JSON,
 no ``A2A-Version`` header. 1.0: PascalCase methods, ProtoJSON, ``A2A-Version: 1.0``.
+Each result is read into a neutral frame here, once
+(:func:`~trpc_bridge.codecs.a2a.frames.read_result`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -23,8 +26,12 @@ from google.protobuf.json_format import MessageToDict
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.errors import RemoteCallError, failure_text
 from trpc_bridge.client.sse import read_events
+from trpc_bridge.codecs.a2a.frames import Frame, read_result
+from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.json_body import BodyError, parse_json
 from trpc_bridge.names import new_uuid
+
+log = logging.getLogger(__name__)
 
 _METHODS = {
     "0.3": {
@@ -51,21 +58,26 @@ def message_json(message: Message, version: str) -> dict[str, Any]:
     return as_dict
 
 
-_SKIPPED = object()
-
-
-def stream_result(data: str, method: str) -> Any:
-    """The result one SSE frame's ``data`` carries; ``_SKIPPED`` for a frame that is not
-    JSON (trpc's reader skips those too; JSON nested past the parser's depth is not JSON
-    either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's client skips
-    error frames, the bridge reports the failed stream."""
+def stream_result(data: str, method: str) -> Frame | None:
+    """The frame one SSE frame's ``data`` carries; ``None`` for a frame that is not JSON
+    or not an A2A result (trpc's reader skips those too; JSON nested past the parser's
+    depth is not JSON either). A JSON-RPC error frame raises :class:`RemoteCallError`:
+    Go's client skips error frames, the bridge reports the failed stream."""
     try:
         envelope = parse_json(data)
     except BodyError:
-        return _SKIPPED
+        return None
     if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
-        return envelope  # a bare result, without the JSON-RPC envelope
-    return rpc_result(envelope, method)
+        return _stream_frame(envelope, method)  # a bare result, without the JSON-RPC envelope
+    return _stream_frame(rpc_result(envelope, method), method)
+
+
+def _stream_frame(result: Any, method: str) -> Frame | None:
+    try:
+        return read_result(result)
+    except CodecError as exc:
+        log.warning("skipping an unreadable %s result: %s", method, exc)
+        return None
 
 
 def _response_json(response: httpx.Response, method: str) -> Any:
@@ -110,6 +122,7 @@ class JsonRpcTransport:
         return {**self._version_headers, **headers, "Accept": accept}
 
     async def _call(self, kind: str, params: dict[str, Any], headers: Mapping[str, str]) -> Any:
+        """The JSON ``result`` of one JSON-RPC call."""
         method = self._methods[kind]
         try:
             response = await self._http.post(
@@ -125,7 +138,7 @@ class JsonRpcTransport:
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
-    ) -> Any:
+    ) -> Frame:
         params: dict[str, Any] = {"message": message_json(message, self._endpoint.version)}
         if return_immediately:
             params["configuration"] = (
@@ -133,24 +146,24 @@ class JsonRpcTransport:
                 if self._endpoint.version == "0.3"
                 else {"returnImmediately": True}
             )
-        return await self._call("send", params, headers)
+        return read_result(await self._call("send", params, headers))
 
-    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
-        return await self._call("get", {"id": task_id}, headers)
+    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Frame:
+        return read_result(await self._call("get", {"id": task_id}, headers))
 
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
         await self._call("cancel", {"id": task_id}, headers)
 
-    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         params = {"message": message_json(message, self._endpoint.version)}
         return self._stream("stream", params, headers)
 
-    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         return self._stream("subscribe", {"id": task_id}, headers)
 
     async def _stream(
         self, kind: str, params: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncGenerator[Any, None]:
+    ) -> AsyncGenerator[Frame, None]:
         method = self._methods[kind]
         body = self._body(kind, params)
         request = self._http.build_request(
@@ -171,12 +184,15 @@ class JsonRpcTransport:
                 # An error before the stream started comes back as plain JSON.
                 await response.aread()
                 envelope = _response_json(response, method)
-                yield rpc_result(envelope, method)  # a server may answer with a single result
+                # A server may answer with a single result.
+                frame = _stream_frame(rpc_result(envelope, method), method)
+                if frame is not None:
+                    yield frame
                 return
             async for event in read_events(response.aiter_lines()):
-                result = stream_result(event.data, method)
-                if result is not _SKIPPED:
-                    yield result
+                frame = stream_result(event.data, method)
+                if frame is not None:
+                    yield frame
         except httpx.HTTPError as exc:
             raise RemoteCallError(
                 f"{method} stream from {self._endpoint.url} broke: {failure_text(exc)}"

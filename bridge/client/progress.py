@@ -16,8 +16,8 @@ working text keeps the meaning the content decoder gives it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from trpc_bridge.codecs.a2a.frames import Frame
 from trpc_bridge.codecs.tfrs import (
     EXTENSION_URI,
     NO_ENVELOPE,
@@ -63,14 +63,14 @@ class ProgressTap:
         self._events = ProgressEvents(invocation_id, author) if as_events else None
         self.speaks_tfrs = speaks_tfrs
 
-    def take(self, result: Any) -> tuple[list[AgentEvent], Any]:
-        """The events the progress in ``result`` makes, and the result for the decoder."""
+    def take(self, frame: Frame) -> tuple[list[AgentEvent], Frame]:
+        """The events the progress in ``frame`` makes, and the frame for the decoder."""
         events: list[AgentEvent] = []
-        for item in self.consumer.feed(result):
+        for item in self.consumer.feed_frame(frame):
             self.speaks_tfrs = self.speaks_tfrs or item.problem != NO_ENVELOPE
             if self._sink is not None:
                 self._sink(item)
             if self._events is not None:
                 self._events.plain_progress = self.speaks_tfrs
                 events.extend(self._events.events(item))
-        return events, content_only(result, all_working=self.speaks_tfrs)
+        return events, content_only(frame, all_working=self.speaks_tfrs)

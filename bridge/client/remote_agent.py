@@ -21,9 +21,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
 
 import httpx
+from a2a.types import Message
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge import redaction
@@ -52,13 +52,7 @@ from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.forward import Forwarder
-from trpc_bridge.codecs.a2a.frames import (
-    TaskFrame,
-    as_list,
-    as_map,
-    as_str,
-    read_result,
-)
+from trpc_bridge.codecs.a2a.frames import Frame, TaskFrame, as_list, as_map, as_str
 from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder, decode_any_result
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
@@ -109,6 +103,8 @@ class RemoteAgent:
     #: Its tools run in the remote process, which records their spans (not a proxy's
     #: runner serving this agent, nor this client).
     tools_run_elsewhere = True
+    #: Its calls record the tokens the remote agent reports (``trace_remote_run``).
+    meters_own_tokens = True
 
     def __init__(
         self,
@@ -283,7 +279,7 @@ class RemoteAgent:
             tracer_provider=self._tracer_provider,
         )
 
-    def _message(self, request: AgentRequest) -> Any:
+    def _message(self, request: AgentRequest) -> Message:
         version = INTERACTION_SPEC_VERSION if self.trpc_dialect else None
         return request_to_message(request, message_id=new_id("msg"), spec_version=version)
 
@@ -301,11 +297,11 @@ class RemoteAgent:
     ) -> AsyncIterator[AgentEvent]:
         try:
             headers = await self._request_headers(request, progress=sink is not None)
-            result = await self._transport.send(self._message(request), headers)
-            result = await self._until_done(result, headers)
-            progress_events, result = self._tap(request, sink).take(result)
+            frame = await self._transport.send(self._message(request), headers)
+            frame = await self._until_done(frame, headers)
+            progress_events, frame = self._tap(request, sink).take(frame)
             events = progress_events + decode_any_result(
-                result, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
+                frame, mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
             )
         except (RemoteCallError, CodecError) as exc:
             yield run_error_event(
@@ -315,11 +311,10 @@ class RemoteAgent:
         for event in events:
             yield event
 
-    async def _until_done(self, result: Any, headers: Mapping[str, str]) -> Any:
+    async def _until_done(self, frame: Frame, headers: Mapping[str, str]) -> Frame:
         """A non-blocking server answers ``SendMessage`` with a task still submitted or
         working: follow it with ``tasks/get`` until it ends. Raises
         :class:`RemoteCallError` when it does not end within the timeout."""
-        frame = read_result(result)
         delay, waited = 0.05, 0.0
         while isinstance(frame, TaskFrame) and frame.state in _PENDING_STATES:
             if waited >= _UNARY_TASK_TIMEOUT:
@@ -329,9 +324,8 @@ class RemoteAgent:
             await asyncio.sleep(delay)
             waited += delay
             delay = min(delay * 2, _UNARY_POLL_MAX)
-            result = await self._transport.get_task(frame.task_id, headers)
-            frame = read_result(result)
-        return result
+            frame = await self._transport.get_task(frame.task_id, headers)
+        return frame
 
     async def _run_streaming(
         self, request: AgentRequest, sink: ProgressSink | None
@@ -357,7 +351,7 @@ class RemoteAgent:
 
     async def _decode_stream(
         self,
-        open_stream: Callable[[], AsyncGenerator[Any, None]],
+        open_stream: Callable[[], AsyncGenerator[Frame, None]],
         request: AgentRequest,
         headers: Mapping[str, str],
         sink: ProgressSink | None,
@@ -372,17 +366,13 @@ class RemoteAgent:
         tap = self._tap(request, sink)
         completed = False
         try:
-            async with contextlib.aclosing(open_stream()) as results:
-                async for result in results:
+            async with contextlib.aclosing(open_stream()) as frames:
+                async for frame in frames:
                     known = decoder.task_id
-                    progress_events, result = tap.take(result)
+                    progress_events, frame = tap.take(frame)
                     for event in progress_events:
                         yield event
-                    try:
-                        events = decoder.feed(result)
-                    except CodecError as exc:
-                        log.warning("skipping undecodable frame from %s: %s", self.name, exc)
-                        continue
+                    events = decoder.feed(frame)
                     if decoder.task_id != known:  # the invoke_agent span learns the task
                         annotate_current_span(task_id=decoder.task_id)
                     for event in events:
@@ -524,10 +514,10 @@ class RemoteAgent:
         Raises :class:`RemoteAgentError` when the agent answers without a task."""
         try:
             headers = await self._request_headers(request, progress=progress)
-            result = await self._transport.send(
+            frame = await self._transport.send(
                 self._message(request), headers, return_immediately=True
             )
-            task_id = getattr(read_result(result), "task_id", "")
+            task_id = getattr(frame, "task_id", "")
         except (RemoteCallError, CodecError) as exc:
             raise RemoteAgentError(f"A2A request failed to {self.endpoint.url}: {exc}") from exc
         if not task_id:
@@ -568,11 +558,11 @@ class RemoteAgent:
         read."""
         try:
             headers = await self._request_headers(AgentRequest(user_id=user_id))
-            result = await self._transport.get_task(task_id, headers)
-        except RemoteCallError as exc:
+            frame = await self._transport.get_task(task_id, headers)
+        except (RemoteCallError, CodecError) as exc:
             raise RemoteAgentError(f"tasks/get failed at {self.endpoint.url}: {exc}") from exc
         consumer = ProgressConsumer()
-        consumer.feed(result)
+        consumer.feed_frame(frame)
         return consumer.merger(task_id)
 
 

@@ -2,15 +2,16 @@
 
 These bindings are only offered by a2a-sdk-based servers, whose streams never hold more
 than one ``message`` frame, so the SDK client's stop-at-first-message does not bite here.
-Its protobuf results are dumped to 1.0 JSON for the decoder. The SDK gets an httpx client
+Its protobuf results are read straight into the neutral frames
+(:func:`~trpc_bridge.codecs.a2a.proto_frames.read_proto`). The SDK gets an httpx client
 of its own: the factory adds ``A2A-Version: 1.0`` to a shared client's default headers,
 which would break 0.3 JSON-RPC calls made with the same client.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from typing import Any
 
 import grpc
 import httpx
@@ -29,7 +30,11 @@ from a2a.utils.errors import A2AError
 
 from trpc_bridge.client.errors import RemoteCallError, failure_text
 from trpc_bridge.client.tls import ClientTls
-from trpc_bridge.codecs.a2a.frames import proto_to_json
+from trpc_bridge.codecs.a2a.frames import Frame
+from trpc_bridge.codecs.a2a.proto_frames import read_proto
+from trpc_bridge.codecs.errors import CodecError
+
+log = logging.getLogger(__name__)
 
 _FAILURES = (A2AError, A2AClientError, httpx.HTTPError, grpc.RpcError, ValueError)
 
@@ -68,52 +73,57 @@ class SdkTransport:
         return ClientCallContext(service_parameters=dict(headers))
 
     @staticmethod
-    async def _as_json(
+    async def _frames(
         responses: AsyncIterator[StreamResponse], call: str
-    ) -> AsyncGenerator[Any, None]:
+    ) -> AsyncGenerator[Frame, None]:
         try:
             async for response in responses:
-                yield proto_to_json(response)
+                try:
+                    frame = read_proto(response)
+                except CodecError as exc:
+                    log.warning("skipping an unreadable %s result: %s", call, exc)
+                    continue
+                yield frame
         except _FAILURES as exc:
             raise RemoteCallError(f"{call} failed: {failure_text(exc)}") from exc
 
-    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+    def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         responses = self._client(streaming=True).send_message(
             SendMessageRequest(message=message), context=self._context(headers)
         )
-        return self._as_json(responses, "stream")
+        return self._frames(responses, "stream")
 
-    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Any, None]:
+    def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         responses = self._client(streaming=True).subscribe(
             SubscribeToTaskRequest(id=task_id), context=self._context(headers)
         )
-        return self._as_json(responses, "subscribe")
+        return self._frames(responses, "subscribe")
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
-    ) -> Any:
+    ) -> Frame:
         client = self._client(streaming=False)
         request = SendMessageRequest(message=message)
         if return_immediately:
             request.configuration.return_immediately = True
-        results: list[Any] = []
+        last: StreamResponse | None = None
         try:
             async for response in client.send_message(request, context=self._context(headers)):
-                results.append(proto_to_json(response))
+                last = response
+            if last is None:
+                raise RemoteCallError("send returned no result")
+            return read_proto(last)
         except _FAILURES as exc:
             raise RemoteCallError(f"send failed: {failure_text(exc)}") from exc
-        if not results:
-            raise RemoteCallError("send returned no result")
-        return results[-1]
 
-    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Any:
+    async def get_task(self, task_id: str, headers: Mapping[str, str]) -> Frame:
         try:
             task = await self._client(streaming=False).get_task(
                 GetTaskRequest(id=task_id), context=self._context(headers)
             )
+            return read_proto(task)
         except _FAILURES as exc:
             raise RemoteCallError(f"get task failed: {failure_text(exc)}") from exc
-        return proto_to_json(task)
 
     async def cancel_task(self, task_id: str, headers: Mapping[str, str]) -> None:
         try:

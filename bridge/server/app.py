@@ -118,6 +118,7 @@ class BridgeServer:
         self.replicas: ReplicaMonitor | None = None
         self.fanout: FanOut | None = None
         if isinstance(self.task_store, WideIdTaskStore):
+            self.task_store.metrics = self.ops.metrics
             self._durable(JournalTables(self.task_store))
         card_key = self.options.card_signing_key
         #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
@@ -157,6 +158,7 @@ class BridgeServer:
         self.fanout = make_fanout(self.options.durability.fanout, tables)
         if self.fanout is not None:
             self.fanout.on_command = self._on_command
+            self.fanout.metrics = self.ops.metrics
         self.journal = TaskJournal(
             tables, interval=self.options.durability.journal_interval, fanout=self.fanout
         )
@@ -319,6 +321,7 @@ class BridgeServer:
                 jsonrpc_paths=jsonrpc,
                 plain_paths=[agui_path, *unchecked],
                 public_paths=public,
+                loopback_paths=self.ops.loopback_paths(self.base_path),
             ),
             Middleware(
                 RequestLimits,

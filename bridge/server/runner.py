@@ -43,6 +43,7 @@ from trpc_bridge.agent import (
     agent_failure_message,
     close_events,
     forwards_caller_token,
+    meters_own_tokens,
     relay_of,
     tools_run_elsewhere,
 )
@@ -231,6 +232,7 @@ class AgentRunner:
                     protocol_version=caller.protocol_version,
                     encoding=encoding,
                     streamed=streamed,
+                    tokens=not meters_own_tokens(self.agent),
                 )
                 if self.metrics is not None
                 else None

@@ -26,7 +26,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atrpc_bridge/v1/agent.proto\x12\x0etrpc_bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n\x0f\x44\x65scribeRequest\"8\n\x05Skill\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0c\n\x04tags\x18\x03 \x03(\t\"U\n\tAgentInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12%\n\x06skills\x18\x03 \x03(\x0b\x32\x15.trpc_bridge.v1.Skill\"\x8f\x02\n\x0c\x41gentRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x32\n\rcontent_parts\x18\x02 \x03(\x0b\x32\x1b.trpc_bridge.v1.ContentPart\x12\x12\n\ncontext_id\x18\x03 \x01(\t\x12\x0f\n\x07user_id\x18\x04 \x01(\t\x12\x15\n\rinvocation_id\x18\x05 \x01(\t\x12\x12\n\nmessage_id\x18\x06 \x01(\t\x12%\n\x18interaction_spec_version\x18\x07 \x01(\tH\x00\x88\x01\x01\x12)\n\x08metadata\x18\x08 \x01(\x0b\x32\x17.google.protobuf.StructB\x1b\n\x19_interaction_spec_version\"\xa6\x03\n\nAgentEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06object\x18\x02 \x01(\t\x12\'\n\x07\x63hoices\x18\x03 \x03(\x0b\x32\x16.trpc_bridge.v1.Choice\x12\x12\n\nis_partial\x18\x04 \x01(\x08\x12\x0c\n\x04\x64one\x18\x05 \x01(\x08\x12,\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x1d.trpc_bridge.v1.ResponseError\x12\x0b\n\x03tag\x18\x07 \x01(\t\x12?\n\x0bstate_delta\x18\x08 \x03(\x0b\x32*.trpc_bridge.v1.AgentEvent.StateDeltaEntry\x12\x0e\n\x06\x61uthor\x18\t \x01(\t\x12\x15\n\rinvocation_id\x18\n \x01(\t\x12\x10\n\x08\x65vent_id\x18\x0b \x01(\t\x12-\n\ttimestamp\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1aM\n\x0fStateDeltaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.trpc_bridge.v1.StateValue:\x02\x38\x01\"*\n\nStateValue\x12\x12\n\x05value\x18\x01 \x01(\x0cH\x00\x88\x01\x01\x42\x08\n\x06_value\"\x9f\x01\n\x06\x43hoice\x12\r\n\x05index\x18\x01 \x01(\x05\x12,\n\x07message\x18\x02 \x01(\x0b\x32\x1b.trpc_bridge.v1.ChatMessage\x12*\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x1b.trpc_bridge.v1.ChatMessage\x12\x1a\n\rfinish_reason\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_finish_reason\"\xcd\x01\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11reasoning_content\x18\x03 \x01(\t\x12,\n\ntool_calls\x18\x04 \x03(\x0b\x32\x18.trpc_bridge.v1.ToolCall\x12\x0f\n\x07tool_id\x18\x05 \x01(\t\x12\x11\n\ttool_name\x18\x06 \x01(\t\x12\x32\n\rcontent_parts\x18\x07 \x03(\x0b\x32\x1b.trpc_bridge.v1.ContentPart\"T\n\x08ToolCall\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12.\n\x08\x66unction\x18\x03 \x01(\x0b\x32\x1c.trpc_bridge.v1.FunctionCall\"/\n\x0c\x46unctionCall\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\targuments\x18\x02 \x01(\t\"s\n\x0b\x43ontentPart\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x11\n\x04\x64\x61ta\x18\x03 \x01(\x0cH\x00\x88\x01\x01\x12\x0b\n\x03url\x18\x04 \x01(\t\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x0c\n\x04name\x18\x06 \x01(\tB\x07\n\x05_data\"h\n\rResponseError\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\x04\x63ode\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x12\n\x05param\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x07\n\x05_codeB\x08\n\x06_param2\x96\x01\n\tAgentHost\x12\x41\n\x03Run\x12\x1c.trpc_bridge.v1.AgentRequest\x1a\x1a.trpc_bridge.v1.AgentEvent0\x01\x12\x46\n\x08\x44\x65scribe\x12\x1f.trpc_bridge.v1.DescribeRequest\x1a\x19.trpc_bridge.v1.AgentInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atrpc_bridge/v1/agent.proto\x12\x0etrpc_bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n\x0f\x44\x65scribeRequest\"8\n\x05Skill\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0c\n\x04tags\x18\x03 \x03(\t\"U\n\tAgentInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12%\n\x06skills\x18\x03 \x03(\x0b\x32\x15.trpc_bridge.v1.Skill\"\x8f\x02\n\x0c\x41gentRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x32\n\rcontent_parts\x18\x02 \x03(\x0b\x32\x1b.trpc_bridge.v1.ContentPart\x12\x12\n\ncontext_id\x18\x03 \x01(\t\x12\x0f\n\x07user_id\x18\x04 \x01(\t\x12\x15\n\rinvocation_id\x18\x05 \x01(\t\x12\x12\n\nmessage_id\x18\x06 \x01(\t\x12%\n\x18interaction_spec_version\x18\x07 \x01(\tH\x00\x88\x01\x01\x12)\n\x08metadata\x18\x08 \x01(\x0b\x32\x17.google.protobuf.StructB\x1b\n\x19_interaction_spec_version\"\xcc\x03\n\nAgentEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06object\x18\x02 \x01(\t\x12\'\n\x07\x63hoices\x18\x03 \x03(\x0b\x32\x16.trpc_bridge.v1.Choice\x12\x12\n\nis_partial\x18\x04 \x01(\x08\x12\x0c\n\x04\x64one\x18\x05 \x01(\x08\x12,\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x1d.trpc_bridge.v1.ResponseError\x12\x0b\n\x03tag\x18\x07 \x01(\t\x12?\n\x0bstate_delta\x18\x08 \x03(\x0b\x32*.trpc_bridge.v1.AgentEvent.StateDeltaEntry\x12\x0e\n\x06\x61uthor\x18\t \x01(\t\x12\x15\n\rinvocation_id\x18\n \x01(\t\x12\x10\n\x08\x65vent_id\x18\x0b \x01(\t\x12-\n\ttimestamp\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12$\n\x05usage\x18\r \x01(\x0b\x32\x15.trpc_bridge.v1.Usage\x1aM\n\x0fStateDeltaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.trpc_bridge.v1.StateValue:\x02\x38\x01\"O\n\x05Usage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x03\x12\x14\n\x0ctotal_tokens\x18\x03 \x01(\x03\"*\n\nStateValue\x12\x12\n\x05value\x18\x01 \x01(\x0cH\x00\x88\x01\x01\x42\x08\n\x06_value\"\x9f\x01\n\x06\x43hoice\x12\r\n\x05index\x18\x01 \x01(\x05\x12,\n\x07message\x18\x02 \x01(\x0b\x32\x1b.trpc_bridge.v1.ChatMessage\x12*\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x1b.trpc_bridge.v1.ChatMessage\x12\x1a\n\rfinish_reason\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_finish_reason\"\xcd\x01\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11reasoning_content\x18\x03 \x01(\t\x12,\n\ntool_calls\x18\x04 \x03(\x0b\x32\x18.trpc_bridge.v1.ToolCall\x12\x0f\n\x07tool_id\x18\x05 \x01(\t\x12\x11\n\ttool_name\x18\x06 \x01(\t\x12\x32\n\rcontent_parts\x18\x07 \x03(\x0b\x32\x1b.trpc_bridge.v1.ContentPart\"T\n\x08ToolCall\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12.\n\x08\x66unction\x18\x03 \x01(\x0b\x32\x1c.trpc_bridge.v1.FunctionCall\"/\n\x0c\x46unctionCall\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\targuments\x18\x02 \x01(\t\"s\n\x0b\x43ontentPart\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x11\n\x04\x64\x61ta\x18\x03 \x01(\x0cH\x00\x88\x01\x01\x12\x0b\n\x03url\x18\x04 \x01(\t\x12\x11\n\tmime_type\x18\x05 \x01(\t\x12\x0c\n\x04name\x18\x06 \x01(\tB\x07\n\x05_data\"h\n\rResponseError\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\x04\x63ode\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x12\n\x05param\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x07\n\x05_codeB\x08\n\x06_param2\x96\x01\n\tAgentHost\x12\x41\n\x03Run\x12\x1c.trpc_bridge.v1.AgentRequest\x1a\x1a.trpc_bridge.v1.AgentEvent0\x01\x12\x46\n\x08\x44\x65scribe\x12\x1f.trpc_bridge.v1.DescribeRequest\x1a\x19.trpc_bridge.v1.AgentInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,23 +44,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_AGENTREQUEST']._serialized_start=274
   _globals['_AGENTREQUEST']._serialized_end=545
   _globals['_AGENTEVENT']._serialized_start=548
-  _globals['_AGENTEVENT']._serialized_end=970
-  _globals['_AGENTEVENT_STATEDELTAENTRY']._serialized_start=893
-  _globals['_AGENTEVENT_STATEDELTAENTRY']._serialized_end=970
-  _globals['_STATEVALUE']._serialized_start=972
-  _globals['_STATEVALUE']._serialized_end=1014
-  _globals['_CHOICE']._serialized_start=1017
-  _globals['_CHOICE']._serialized_end=1176
-  _globals['_CHATMESSAGE']._serialized_start=1179
-  _globals['_CHATMESSAGE']._serialized_end=1384
-  _globals['_TOOLCALL']._serialized_start=1386
-  _globals['_TOOLCALL']._serialized_end=1470
-  _globals['_FUNCTIONCALL']._serialized_start=1472
-  _globals['_FUNCTIONCALL']._serialized_end=1519
-  _globals['_CONTENTPART']._serialized_start=1521
-  _globals['_CONTENTPART']._serialized_end=1636
-  _globals['_RESPONSEERROR']._serialized_start=1638
-  _globals['_RESPONSEERROR']._serialized_end=1742
-  _globals['_AGENTHOST']._serialized_start=1745
-  _globals['_AGENTHOST']._serialized_end=1895
+  _globals['_AGENTEVENT']._serialized_end=1008
+  _globals['_AGENTEVENT_STATEDELTAENTRY']._serialized_start=931
+  _globals['_AGENTEVENT_STATEDELTAENTRY']._serialized_end=1008
+  _globals['_USAGE']._serialized_start=1010
+  _globals['_USAGE']._serialized_end=1089
+  _globals['_STATEVALUE']._serialized_start=1091
+  _globals['_STATEVALUE']._serialized_end=1133
+  _globals['_CHOICE']._serialized_start=1136
+  _globals['_CHOICE']._serialized_end=1295
+  _globals['_CHATMESSAGE']._serialized_start=1298
+  _globals['_CHATMESSAGE']._serialized_end=1503
+  _globals['_TOOLCALL']._serialized_start=1505
+  _globals['_TOOLCALL']._serialized_end=1589
+  _globals['_FUNCTIONCALL']._serialized_start=1591
+  _globals['_FUNCTIONCALL']._serialized_end=1638
+  _globals['_CONTENTPART']._serialized_start=1640
+  _globals['_CONTENTPART']._serialized_end=1755
+  _globals['_RESPONSEERROR']._serialized_start=1757
+  _globals['_RESPONSEERROR']._serialized_end=1861
+  _globals['_AGENTHOST']._serialized_start=1864
+  _globals['_AGENTHOST']._serialized_end=2014
 # @@protoc_insertion_point(module_scope)

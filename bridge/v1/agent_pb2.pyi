@@ -55,7 +55,7 @@ class AgentRequest(_message.Message):
     def __init__(self, text: _Optional[str] = ..., content_parts: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., context_id: _Optional[str] = ..., user_id: _Optional[str] = ..., invocation_id: _Optional[str] = ..., message_id: _Optional[str] = ..., interaction_spec_version: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AgentEvent(_message.Message):
-    __slots__ = ("id", "object", "choices", "is_partial", "done", "error", "tag", "state_delta", "author", "invocation_id", "event_id", "timestamp")
+    __slots__ = ("id", "object", "choices", "is_partial", "done", "error", "tag", "state_delta", "author", "invocation_id", "event_id", "timestamp", "usage")
     class StateDeltaEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +75,7 @@ class AgentEvent(_message.Message):
     INVOCATION_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     id: str
     object: str
     choices: _containers.RepeatedCompositeFieldContainer[Choice]
@@ -87,7 +88,18 @@ class AgentEvent(_message.Message):
     invocation_id: str
     event_id: str
     timestamp: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., object: _Optional[str] = ..., choices: _Optional[_Iterable[_Union[Choice, _Mapping]]] = ..., is_partial: _Optional[bool] = ..., done: _Optional[bool] = ..., error: _Optional[_Union[ResponseError, _Mapping]] = ..., tag: _Optional[str] = ..., state_delta: _Optional[_Mapping[str, StateValue]] = ..., author: _Optional[str] = ..., invocation_id: _Optional[str] = ..., event_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    usage: Usage
+    def __init__(self, id: _Optional[str] = ..., object: _Optional[str] = ..., choices: _Optional[_Iterable[_Union[Choice, _Mapping]]] = ..., is_partial: _Optional[bool] = ..., done: _Optional[bool] = ..., error: _Optional[_Union[ResponseError, _Mapping]] = ..., tag: _Optional[str] = ..., state_delta: _Optional[_Mapping[str, StateValue]] = ..., author: _Optional[str] = ..., invocation_id: _Optional[str] = ..., event_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ...) -> None: ...
+
+class Usage(_message.Message):
+    __slots__ = ("prompt_tokens", "completion_tokens", "total_tokens")
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ...) -> None: ...
 
 class StateValue(_message.Message):
     __slots__ = ("value",)

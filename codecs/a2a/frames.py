@@ -3,9 +3,10 @@
 A2A 0.3 JSON (what trpc-agent-go's v0 server writes) discriminates with ``kind``
 (``message`` / ``task`` / ``status-update`` / ``artifact-update``; parts ``text`` /
 ``data`` / ``file``) and spells states in lower case. A2A 1.0 JSON (trpc's v1 server,
-a2a-sdk's 1.0 paths, ``MessageToDict`` of a protobuf ``StreamResponse``) wraps results as
+a2a-sdk's 1.0 JSON paths) wraps results as
 ``{"statusUpdate": …}`` and friends, uses ``TASK_STATE_*`` / ``ROLE_*`` and parts
-``{text | raw | url | data, filename, mediaType, metadata}``.
+``{text | raw | url | data, filename, mediaType, metadata}``. a2a-sdk's protobuf results
+(REST, gRPC) are read into the same frames by :mod:`~trpc_bridge.codecs.a2a.proto_frames`.
 
 Reading is liberal in the way a Go peer's output demands: ``"parts": null`` is an empty
 list, fields of the wrong JSON type count as absent, parts of an unknown kind are dropped
@@ -19,10 +20,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from a2a.types import StreamResponse
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.message import Message as ProtoMessage
 
 from trpc_bridge.codecs.errors import CodecError
 
@@ -291,10 +288,3 @@ def read_result(result: Any) -> Frame:
     if not bare:
         raise CodecError(f"unrecognised A2A result with keys {sorted(result)[:8]}")
     return _BY_KIND[bare](result)
-
-
-def proto_to_json(message: StreamResponse | ProtoMessage) -> dict[str, Any]:
-    """An a2a-sdk protobuf result (``StreamResponse``, ``Task``, ``Message``,
-    ``SendMessageResponse``) as 1.0 JSON that :func:`read_result` understands."""
-    as_dict: dict[str, Any] = MessageToDict(message)
-    return as_dict

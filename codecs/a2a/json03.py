@@ -9,7 +9,8 @@ cost on a 0.3 stream. This module writes the same bytes straight from the protob
   exactly where ``exclude_none`` leaves them out (message metadata only when non-empty,
   other metadata whenever the field is set, ``append`` / ``lastChunk`` always);
 - ``google.protobuf.Struct`` maps in their own iteration order, as ``MessageToDict``
-  reads them, numbers as floats; infinities and NaN raise ``ValueError`` as there;
+  reads them (:mod:`~trpc_bridge.codecs.a2a.proto_struct`), numbers as floats;
+  infinities and NaN raise ``ValueError`` as there;
 - compact JSON, non-ASCII written as UTF-8 (orjson; pydantic-core writes the same).
 
 A unary result (:func:`unary_response`) is written as the SDK's unary path writes it:
@@ -23,7 +24,6 @@ golden vector's frames and for generated ones.
 from __future__ import annotations
 
 import base64
-import math
 from typing import Any
 
 import orjson
@@ -40,6 +40,7 @@ from a2a.types import (
 )
 from google.protobuf.struct_pb2 import Struct, Value
 
+from trpc_bridge.codecs.a2a import proto_struct
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRun
 from trpc_bridge.codecs.encoding import RunFrame
 
@@ -91,28 +92,17 @@ def _unary_number(value: Any) -> Any:
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
+def _number(value: float) -> float:
+    """A Struct number as the 0.3 writers need it (see :data:`_EXPONENT_BELOW`)."""
+    return _SmallNumber(value) if value and -_EXPONENT_BELOW < value < _EXPONENT_BELOW else value
+
+
 def struct_to_json(struct: Struct) -> dict[str, Any]:
-    return {key: value_to_json(value) for key, value in struct.fields.items()}
+    return proto_struct.struct_to_json(struct, _number)
 
 
 def value_to_json(value: Value) -> Any:
-    kind = value.WhichOneof("kind")
-    if kind == "string_value":
-        return value.string_value
-    if kind == "struct_value":
-        return struct_to_json(value.struct_value)
-    if kind == "bool_value":
-        return value.bool_value
-    if kind == "number_value":
-        number = value.number_value
-        if math.isinf(number) or math.isnan(number):
-            raise ValueError(f"Fail to serialize {number} for Value.number_value")
-        if number and -_EXPONENT_BELOW < number < _EXPONENT_BELOW:
-            return _SmallNumber(number)
-        return number
-    if kind == "list_value":
-        return [value_to_json(item) for item in value.list_value.values]
-    return None
+    return proto_struct.value_to_json(value, _number)
 
 
 def part_to_json(part: Part) -> dict[str, Any]:

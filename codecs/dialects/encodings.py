@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent
+from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, TaskState
 
 from trpc_bridge.codecs.dialects.adk_parts import adk_part
 from trpc_bridge.codecs.dialects.detect import ClientFramework, detect_caller
@@ -35,6 +35,10 @@ from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.names import new_id
+
+#: trpc-agent-python's event flag: a JSON bool, or the strings ``"True"`` / ``"False"``
+#: (its 0.3 and 1.x adapters write both).
+META_PARTIAL = "partial"
 
 
 def _tool_result_id(event: AgentEvent) -> str:
@@ -79,6 +83,11 @@ class OverlayStreamEncoder(StreamEncoder):
         return frames
 
 
+_FAILED = frozenset(
+    {TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED}
+)
+
+
 def _shows(parts: Sequence[Part]) -> bool:
     return any(not p.HasField("text") or p.text for p in parts)
 
@@ -93,8 +102,13 @@ class AdkUnaryEncoder(UnaryEncoder):
             del result.parts[:]
             result.parts.extend(parts)
             return result
-        # Chunk placeholders (no content) would be empty events: ADK shows a failed
-        # task's status message only when there is no artifact.
+        if result.status.state in _FAILED:
+            # ADK's client shows a failed task's status message (the error) only when
+            # the task has no artifact: what the run said before it failed goes unsaid.
+            del result.history[:]
+            del result.artifacts[:]
+            return result
+        # Chunk placeholders (no content) would be empty events.
         artifacts = [
             Artifact(artifact_id=m.message_id, parts=[adk_part(p) for p in m.parts])
             for m in result.history

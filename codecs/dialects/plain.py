@@ -91,25 +91,45 @@ def plain_part(part: ContentPart) -> Part:
 
 class PlainAnswer:
     """The answer text per LLM response, in first-seen order: deltas accumulate; a
-    non-partial response replaces what its deltas said (it is the full text)."""
+    non-partial response replaces what its deltas said (it is the full text), unless it
+    has no response id to say whose text it completes."""
 
     def __init__(self) -> None:
         self.texts: dict[str, list[str]] = {}
+        #: Where answer text without a response id goes: one artifact per run of such
+        #: events, so that text keeps its place between the responses around it.
+        self._idless = ""
 
     def add(self, event: AgentEvent) -> tuple[str, str, bool] | None:
         """Record ``event``; returns ``(artifact_id, text, append)`` to send, or ``None``."""
         text = _answer_text(event)
         if not text:
             return None
-        artifact_id = event.id or ANSWER_ARTIFACT_ID
+        artifact_id = self.artifact_id(event)
         pieces = self.texts.get(artifact_id)
         if event.is_partial:
             self.texts.setdefault(artifact_id, []).append(text)
             return artifact_id, text, pieces is not None
         if pieces is not None and "".join(pieces) == text:
             return None  # the full text repeats the streamed chunks
+        if pieces is not None and not event.id:
+            # Without a response id one complete answer cannot replace another: each one
+            # is more of the answer (e.g. a peer's messages that carried no id).
+            pieces.append(text)
+            return artifact_id, text, True
         self.texts[artifact_id] = [text]
         return artifact_id, text, False
+
+    def artifact_id(self, event: AgentEvent) -> str:
+        """The artifact ``event``'s answer goes to: its response id, else the artifact
+        of the run of id-less answers it belongs to."""
+        if event.id:
+            self._idless = ""
+            return event.id
+        if not self._idless:
+            taken = ANSWER_ARTIFACT_ID in self.texts
+            self._idless = new_id(ANSWER_ARTIFACT_ID) if taken else ANSWER_ARTIFACT_ID
+        return self._idless
 
     def text(self) -> str:
         return "".join("".join(pieces) for pieces in self.texts.values())
@@ -172,7 +192,7 @@ class PlainStreamEncoder:
         message = _answer_message(event)
         if message is not None and message.content_parts:
             self.task_like = True
-            artifact_id = event.id or ANSWER_ARTIFACT_ID
+            artifact_id = self.answer.artifact_id(event)
             parts = [plain_part(part) for part in message.content_parts]
             frames.append(self._artifact(artifact_id, parts, append=artifact_id in self._artifacts))
         return frames

@@ -1,24 +1,24 @@
-"""One rule for the consolidated final text, whatever the sender's dialect, and the
-response id each dialect writes.
+"""What a stream has shown so far, and when a new text only repeats it
+(``docs/wire-spec.md`` §11.5–§11.6); the response ids each dialect writes.
 
-Every streaming agent framework sends its answer twice — the pieces, then the whole —
-but each marks the whole differently:
+Every streaming agent framework sends its answer twice — the pieces, then the whole — and
+each marks the whole its own way, or not at all:
 
 - trpc-agent-go (v0): a ``chat.completion`` artifact under the same artifact id;
-- trpc-agent-python: a ``lastChunk`` artifact with a *new* artifact id and metadata
-  ``{"partial": false}`` (its chunks carry ``"partial": "True"``, a string);
+- trpc-agent-python: a ``lastChunk`` artifact with a *new* artifact id and the full text;
 - Google ADK (legacy executor): a ``working`` status message with the full text, under
   the same ``adk_event_id`` as the pieces, then once more as the ``lastChunk`` artifact;
-- plain A2A: an artifact update with ``append: false`` on an artifact id already seen,
-  or the full text as an artifact after the same text came in status messages.
+- Strands, Microsoft Agent Framework: each piece a ``working`` status message with an id
+  of its own, then the full text as an artifact (Strands: with a trailing newline);
+- pydantic-ai: the agent's messages in a unary Task's history, then the output as an
+  artifact.
 
-:class:`FinalText` keeps, per response, the text streamed so far and the last complete
-text, and says what a new text unit is (:class:`Seen`): a piece, the completion of the
-pieces (same text), a replacement (different text, replace: A2A ``append: false``), or a
-repeat of a completed response (drop it). The rule: *a text that equals what a response
-already showed — as pieces or complete — is that response's, never a new one.*
+:class:`ShownText` keeps each shown unit (a message, an artifact) in the order it first
+appeared, and answers the one rule: *a text that repeats the last units shown, up to
+whitespace and Unicode normalisation where the sender may have reformatted it, is a copy
+of them, not an answer of its own.*
 
-:func:`response_id` reads the ids: ``llm_response_id`` (trpc), ADK's
+:func:`ResponseIds.read` reads the ids: ``llm_response_id`` (trpc), ADK's
 ``adk_custom_metadata.llm_response_id`` (a JSON string or an object), else
 ``adk_event_id`` (stable across one model call's events), remembered so that a later
 frame carrying only ``adk_event_id`` maps to the same response.
@@ -27,27 +27,15 @@ frame carrying only ``adk_event_id`` maps to the same response.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 
-META_PARTIAL = "partial"
 ADK_CUSTOM_METADATA = "adk_custom_metadata"
 ADK_EVENT_ID = "adk_event_id"
-
-
-def partial_flag(metadata: Mapping[str, Any]) -> bool | None:
-    """trpc-agent-python's ``partial`` key: a JSON bool or the strings ``"True"`` /
-    ``"False"`` (its 0.3 and 1.x adapters write both); ``None`` when absent."""
-    value = metadata.get(META_PARTIAL)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    return None
 
 
 def _adk_custom(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -81,70 +69,105 @@ class ResponseIds:
         return self._aliases.get(event_id, event_id)
 
 
-class Seen(Enum):
-    PIECE = "piece"  # more text of a response being streamed
-    COMPLETE = "complete"  # the whole of what was streamed (or a first, whole text)
-    REPLACE = "replace"  # a different whole text for the response (A2A append: false)
-    REPEAT = "repeat"  # a response already complete, sent again: show nothing
+def normalise(text: str) -> str:
+    """Text as copies are compared: NFC, each run of whitespace one space, trimmed."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def weight(text: str) -> int:
+    """The code points of ``text`` that are not whitespace, decomposed (NFD): equal for
+    texts equal up to normalisation, and additive over a concatenation — so a run of
+    units heavier than a text cannot be what it repeats."""
+    return sum(1 for c in unicodedata.normalize("NFD", text) if not c.isspace())
 
 
 @dataclass
-class _Response:
-    streamed: str = ""
-    complete: str | None = None
+class Shown:
+    """One unit shown so far: its id (``""``: none) and its text and reasoning."""
+
+    key: str
+    text: str = ""
+    reasoning: str = ""
+    weight: int = 0
+
+    def same(self, text: str, reasoning: str) -> bool:
+        return (text, reasoning) == (self.text, self.reasoning)
+
+    def extend(self, text: str, reasoning: str = "") -> None:
+        self.text += text
+        self.reasoning += reasoning
+        self.weight += weight(text)
+
+    def replace(self, text: str, reasoning: str = "") -> None:
+        self.text, self.reasoning, self.weight = text, reasoning, weight(text)
 
 
 @dataclass
-class FinalText:
-    """Classifies the text units of one stream (see the module docstring)."""
+class ShownText:
+    """The units one stream (or one unary result) has shown, in order of first
+    appearance."""
 
-    _responses: dict[str, _Response] = field(default_factory=dict)
-    _order: list[str] = field(default_factory=list)
+    units: list[Shown] = field(default_factory=list)
+    _by_key: dict[str, Shown] = field(default_factory=dict)
 
-    def _get(self, key: str) -> _Response:
-        if key not in self._responses:
-            self._responses[key] = _Response()
-            self._order.append(key)
-        return self._responses[key]
+    def unit(self, key: str) -> Shown | None:
+        """The unit shown under ``key`` (never one without an id)."""
+        return self._by_key.get(key) if key else None
+
+    def add(self, key: str, text: str = "", reasoning: str = "") -> Shown:
+        unit = Shown(key, text, reasoning, weight(text))
+        self.units.append(unit)
+        if key:
+            self._by_key[key] = unit
+        return unit
+
+    def merge(self, count: int) -> Shown:
+        """The last ``count`` units as one, under the first one's id."""
+        run = self.units[-count:]
+        merged = Shown(
+            run[0].key,
+            "".join(u.text for u in run),
+            "".join(u.reasoning for u in run),
+            sum(u.weight for u in run),
+        )
+        del self.units[-count:]
+        self.units.append(merged)
+        for unit in run:
+            if unit.key and self._by_key.get(unit.key) is unit:
+                del self._by_key[unit.key]
+        if merged.key:
+            self._by_key[merged.key] = merged
+        return merged
 
     @property
     def last(self) -> str | None:
-        """The response seen last (the one a run's error belongs to)."""
-        return self._order[-1] if self._order else None
+        """The id of the unit shown last (the response a run's error belongs to)."""
+        return self.units[-1].key if self.units else None
 
-    def owner(self, text: str) -> str | None:
-        """The most recent response that already showed exactly ``text``."""
-        for key in reversed(self._order):
-            response = self._responses[key]
-            if text and text in (response.streamed, response.complete):
-                return key
+    def copied(self, text: str, reasoning: str, *, loose: bool) -> list[Shown] | None:
+        """The last k ≥ 1 units that ``text`` (and ``reasoning``, when it has any)
+        repeats, or ``None``: compared exactly, or (``loose``) up to whitespace and
+        Unicode normalisation. A text of whitespace only repeats nothing."""
+        target = weight(text)
+        if not target:
+            return None
+        total = 0
+        for k in range(1, len(self.units) + 1):
+            total += self.units[-k].weight
+            if total > target:
+                return None
+            if total < target:
+                continue
+            run = self.units[-k:]
+            if _same(text, "".join(u.text for u in run), loose) and (
+                not reasoning or _same(reasoning, "".join(u.reasoning for u in run), loose)
+            ):
+                return run
         return None
 
-    def piece(self, key: str, text: str, *, unmarked: bool = False) -> Seen:
-        """A text sent as a piece. ``unmarked``: the sender does not mark its whole text
-        (ADK's status messages), so a piece equal to everything its response streamed
-        so far is taken as that whole (two equal pieces in a row are misread so)."""
-        response = self._get(key)
-        if response.complete is not None and text == response.complete:
-            return Seen.REPEAT
-        if unmarked and response.streamed and text == response.streamed:
-            response.complete = text
-            return Seen.COMPLETE
-        response.streamed += text
-        return Seen.PIECE
 
-    def whole(self, key: str, text: str, *, replaces: bool = False) -> Seen:
-        """A text sent as complete: the consolidated text of ``key`` (``replaces``: the
-        sender said so, e.g. A2A ``append: false`` on a seen artifact)."""
-        response = self._get(key)
-        if response.complete is not None and text == response.complete:
-            return Seen.REPEAT
-        known = bool(response.streamed or response.complete is not None)
-        same = text in (response.streamed, response.complete)
-        response.complete = text
-        if known and not same and replaces:
-            return Seen.REPLACE
-        return Seen.COMPLETE
+def _same(copy: str, original: str, loose: bool) -> bool:
+    return normalise(copy) == normalise(original) if loose else copy == original
 
 
-__all__ = ["FinalText", "ResponseIds", "Seen", "partial_flag"]
+__all__ = ["ResponseIds", "Shown", "ShownText", "normalise", "weight"]

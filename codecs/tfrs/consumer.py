@@ -4,8 +4,8 @@ The same reader serves every way progress reaches a caller (decision E5/E6): the
 ``working`` status updates of a ``message/stream`` / ``SendStreamingMessage`` stream, of
 a ``tasks/resubscribe`` / ``SubscribeToTask`` stream, and the ``history`` of a task from
 ``tasks/get`` (a coarse replay: whatever the server kept). Results are JSON in either
-A2A shape (0.3 ``kind``-tagged, 1.0 wrapped, or a dumped protobuf), as
-:func:`~trpc_bridge.codecs.a2a.frames.read_result` reads them.
+A2A shape (0.3 ``kind``-tagged, 1.0 wrapped), as
+:func:`~trpc_bridge.codecs.a2a.frames.read_result` reads them, or frames already read.
 
 Only a ``working`` status message counts as progress on a stream; in a task's history
 only agent messages with a ``tfrs`` key count, since a history also holds ordinary
@@ -15,7 +15,8 @@ answer messages. Turns are told apart by task id (decision: not in the envelope)
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from trpc_bridge.codecs.a2a.frames import (
@@ -23,9 +24,6 @@ from trpc_bridge.codecs.a2a.frames import (
     StatusFrame,
     TaskFrame,
     WireMessage,
-    as_list,
-    as_map,
-    read_message,
     read_result,
 )
 from trpc_bridge.codecs.errors import CodecError
@@ -84,54 +82,27 @@ def frame_items(frame: Frame) -> list[ProgressItem]:
     return []
 
 
-def _carries_envelope(raw_message: Any) -> bool:
-    return _has_carrier(read_message(raw_message))
-
-
-def _task_json(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The task object of a result in either shape (0.3 ``kind: task``, 1.0 wrapped or
-    bare), or ``None``."""
-    if result.get("kind") == "task" or ("history" in result and "status" in result):
-        return result
-    inner = result.get("task")
-    return inner if isinstance(inner, Mapping) and len(result) == 1 else None
-
-
-def content_only(result: Any, *, all_working: bool = False) -> Any:
-    """``result`` as a content decoder should see it, progress taken out: a working update
-    that carries an envelope becomes a bare working status (the decoder still learns the
-    task and its state, and shows nothing), and a task loses the envelope-carrying
-    messages of its history and of a working status. ``all_working``: every working
-    update's message is progress, with or without an envelope (a peer that speaks tfrs
-    keeps to the seed's rule that working text is never the reply). Anything else comes
-    back as is."""
-    try:
-        frame = read_result(result)
-    except CodecError:
-        return result
+def content_only(frame: Frame, *, all_working: bool = False) -> Frame:
+    """``frame`` as a content decoder should see it, progress taken out: a working update
+    that carries an envelope loses its message (the decoder still learns the task and its
+    state, and shows nothing), and a task loses the envelope-carrying messages of its
+    history and of a working status. ``all_working``: every working update's message is
+    progress, with or without an envelope (a peer that speaks tfrs keeps to the seed's
+    rule that working text is never the reply). Anything else comes back as is."""
     if isinstance(frame, StatusFrame):
         message = frame.message
         if frame.state != WORKING or message is None:
-            return result
+            return frame
         if not (all_working or _has_carrier(message)):
-            return result
-        return {
-            "kind": "status-update",
-            "taskId": frame.task_id,
-            "contextId": frame.context_id,
-            "status": {"state": WORKING},
-        }
+            return frame
+        return StatusFrame(frame.task_id, frame.context_id, WORKING, None, {})
     if not isinstance(frame, TaskFrame):
-        return result
-    task = _task_json(result)
-    if task is None:
-        return result
-    stripped = dict(task)
-    stripped["history"] = [m for m in as_list(task.get("history")) if not _carries_envelope(m)]
-    status = as_map(task.get("status"))
-    if frame.state == WORKING and _carries_envelope(status.get("message")):
-        stripped["status"] = {k: v for k, v in status.items() if k != "message"}
-    return stripped if task is result else {"task": stripped}
+        return frame
+    history = tuple(m for m in frame.history if not _has_carrier(m))
+    status = frame.status_message
+    if frame.state == WORKING and status is not None and _has_carrier(status):
+        status = None
+    return replace(frame, history=history, status_message=status)
 
 
 class ProgressConsumer:
@@ -150,7 +121,8 @@ class ProgressConsumer:
         return list(self._mergers)
 
     def feed(self, result: Any) -> list[ProgressItem]:
-        """New progress items in one JSON result; anything unreadable is no progress."""
+        """New progress items in one result (JSON or a frame); anything unreadable is no
+        progress."""
         try:
             frame = read_result(result)
         except CodecError as exc:

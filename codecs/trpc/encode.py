@@ -65,10 +65,12 @@ from trpc_bridge.codecs.trpc.keys import (
     META_STATE_DELTA,
     META_TAG,
     META_TASK_STATE,
+    META_USAGE,
     PART_THOUGHT,
     PART_TYPE,
     STATE_LAST_RESPONSE_ID,
     encode_state_delta,
+    encode_usage,
 )
 from trpc_bridge.codecs.trpc.request import content_part_to_a2a
 from trpc_bridge.events import AgentEvent, ChatMessage, ErrorType, ObjectType, Tag
@@ -167,7 +169,8 @@ def graph_object_allowed(object_type: str, allowlist: Iterable[str]) -> bool:
 
 def response_metadata(event: AgentEvent) -> dict[str, Any]:
     """``object_type`` / ``tag`` / ``llm_response_id`` / ``state_delta``, each only when
-    non-empty (trpc's ``buildMessageMetadata``)."""
+    non-empty (trpc's ``buildMessageMetadata``), and the bridge's ``usage`` when the
+    event reports it."""
     metadata: dict[str, Any] = {}
     if event.object:
         metadata[META_OBJECT_TYPE] = event.object
@@ -177,12 +180,18 @@ def response_metadata(event: AgentEvent) -> dict[str, Any]:
         metadata[META_RESPONSE_ID] = event.id
     if event.state_delta:
         metadata[META_STATE_DELTA] = encode_state_delta(event.state_delta)
+    if event.usage is not None:
+        metadata[META_USAGE] = encode_usage(event.usage)
     return metadata
 
 
+#: Metadata that is not content (trpc's ``hasContentfulMetadata``): the response id; and
+#: usage, which rides on an event written anyway but makes none worth writing.
+_NOT_CONTENT = frozenset({META_RESPONSE_ID, META_USAGE})
+
+
 def _contentful(metadata: Mapping[str, Any]) -> bool:
-    # trpc's hasContentfulMetadata: the response id alone is not content.
-    return any(key != META_RESPONSE_ID for key in metadata)
+    return any(key not in _NOT_CONTENT for key in metadata)
 
 
 def encode_event(
@@ -239,6 +248,7 @@ def streamed_text(
         event.object != ObjectType.CHUNK
         or not event.is_partial
         or event.error is not None
+        or event.usage is not None
         or len(event.choices) != 1
     ):
         return None

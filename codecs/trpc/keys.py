@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from trpc_bridge.events import ContentPartType
+from trpc_bridge.events import ContentPartType, Usage
 
 #: The interaction spec version this bridge speaks and declares.
 INTERACTION_SPEC_VERSION = "0.1"
@@ -32,6 +32,10 @@ META_TAG = "tag"
 META_RESPONSE_ID = "llm_response_id"
 META_STATE_DELTA = "state_delta"
 META_TASK_STATE = "task_state"
+#: The bridge's own key (trpc-agent-go carries no usage on the A2A wire):
+#: ``model.Usage``'s JSON fields, ``docs/wire-spec.md`` §2.2.
+META_USAGE = "usage"
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 # Structured error metadata.
 META_ERROR_TYPE = "error_type"
@@ -123,6 +127,39 @@ def decode_state_delta(envelope: Any) -> dict[str, bytes | None]:
             except (binascii.Error, ValueError):
                 continue
     return out
+
+
+# --- token usage --------------------------------------------------------------------------
+
+#: Counts above this do not survive A2A 1.0's Struct (doubles) exactly.
+_MAX_COUNT = 2**53
+
+
+def encode_usage(usage: Usage) -> dict[str, int]:
+    """``{"prompt_tokens", "completion_tokens", "total_tokens"}``, all three always (as
+    ``model.Usage`` marshals them)."""
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+def decode_usage(value: Any) -> Usage | None:
+    """Inverse of :func:`encode_usage`; ``None`` for anything that is not an object of
+    whole non-negative counts (a peer's malformed metadata is ignored, not an error).
+    Counts may come as doubles (A2A 1.0's Struct); a missing one is 0."""
+    if not isinstance(value, Mapping):
+        return None
+    counts: dict[str, int] = {}
+    for key in USAGE_FIELDS:
+        count = value.get(key, 0)
+        if isinstance(count, bool) or not isinstance(count, int | float):
+            return None
+        if not (math.isfinite(count) and count == int(count) and 0 <= count <= _MAX_COUNT):
+            return None
+        counts[key] = int(count)
+    return Usage(**counts)
 
 
 # --- Go-compatible JSON ---------------------------------------------------------------

@@ -19,8 +19,9 @@ import (
 type host struct {
 	pb.UnimplementedAgentHostServer
 	delay, firstDelay time.Duration
-	dieAfter          int // exit the process (a crash mid-stream) after this many events
-	invalidAfter      int // then send an event whose content part type the model refuses
+	dieAfter          int  // exit the process (a crash mid-stream) after this many events
+	invalidAfter      int  // then send an event whose content part type the model refuses
+	usage             bool // the complete LLM responses report their token usage
 }
 
 func (h *host) Describe(context.Context, *pb.DescribeRequest) (*pb.AgentInfo, error) {
@@ -50,6 +51,9 @@ func (h *host) Run(request *pb.AgentRequest, stream grpc.ServerStreamingServer[p
 			event.Choices = append(event.Choices, &pb.Choice{
 				Message: &pb.ChatMessage{ContentParts: []*pb.ContentPart{{Type: "video"}}},
 			})
+		}
+		if h.usage {
+			event.Usage = usageOf(request.GetText(), event)
 		}
 		event.Timestamp = timestamppb.Now()
 		if err := stream.Send(event); err != nil {
@@ -91,6 +95,7 @@ func cmdServe(args []string) error {
 	fs.DurationVar(&h.firstDelay, "first-delay", 0, "pause before the first event")
 	fs.IntVar(&h.dieAfter, "die-after", -1, "exit the process after this many events (-1: never)")
 	fs.IntVar(&h.invalidAfter, "invalid-after", -1, "after this many events send one that violates the model")
+	fs.BoolVar(&h.usage, "usage", false, "complete LLM responses report token usage (words as tokens)")
 	_ = fs.Parse(args)
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -121,6 +121,19 @@ func failEvents() []*pb.AgentEvent {
 	return []*pb.AgentEvent{delta(id, &pb.ChatMessage{Role: "assistant", Content: "Working on it"}), failure}
 }
 
+// usageOf is the token usage a complete LLM response (chat.completion, not partial)
+// reports, counting words as tokens: the prompt's, and the response's text and reasoning;
+// nil for every other event.
+func usageOf(prompt string, event *pb.AgentEvent) *pb.Usage {
+	if event.GetObject() != "chat.completion" || event.GetIsPartial() || len(event.GetChoices()) == 0 {
+		return nil
+	}
+	message := event.GetChoices()[0].GetMessage()
+	input := int64(len(words(prompt)))
+	output := int64(len(words(message.GetReasoningContent())) + len(words(message.GetContent())))
+	return &pb.Usage{PromptTokens: input, CompletionTokens: output, TotalTokens: input + output}
+}
+
 // delta is a streamed piece (chat.completion.chunk, partial).
 func delta(id string, piece *pb.ChatMessage) *pb.AgentEvent {
 	return stamp(&pb.AgentEvent{

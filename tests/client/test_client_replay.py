@@ -96,7 +96,9 @@ async def test_default_go_error_then_eof_is_reported_after_trying_tasks_get() ->
     assert peer.methods() == ["message/stream", "tasks/get"]
     assert peer.calls[1].body["params"] == {"id": "task-1"}
     *content, failure = events
-    assert [e.choices[0].delta.content for e in content] == ["The current", DEFAULT_ERROR_TEXT]
+    # A chunk, then Go's generic text: an agent Message of its own, shown whole.
+    shown = [c.delta.content or c.message.content for e in content for c in e.choices]
+    assert shown == ["The current", DEFAULT_ERROR_TEXT]
     assert failure.error is not None and failure.error.type == ErrorType.RUN
     assert "ended before task task-1 reached an end state" in failure.error.message
 

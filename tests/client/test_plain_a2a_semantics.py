@@ -14,6 +14,7 @@ from a2a.types import Role, SendMessageRequest, StreamResponse
 from google.protobuf.json_format import MessageToDict
 from plain_servers import (
     ANSWER,
+    PIECES,
     ReplacingExecutor,
     SlowExecutor,
     StatusThenArtifactExecutor,
@@ -84,10 +85,11 @@ async def test_proxy_forwards_a_replacement_as_a_replacement() -> None:
 
 
 async def test_status_message_text_then_the_same_artifact_is_one_answer() -> None:
+    """Each status message keeps its own id; the artifact that repeats them is a copy."""
     async with serve(StatusThenArtifactExecutor()) as url:
         events = await _run(url)
-    assert _texts(events) == [ANSWER]
-    assert len({e.id for e in events if e.choices}) == 1
+    assert _texts(events) == list(PIECES)
+    assert [e.id for e in events if e.choices] == [f"status-{p}" for p in PIECES]
 
 
 async def test_unary_call_follows_a_task_that_is_still_working() -> None:

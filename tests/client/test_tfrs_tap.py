@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from trpc_bridge.client.progress import ProgressTap
+from trpc_bridge.codecs.a2a.frames import Frame, read_result
 from trpc_bridge.codecs.tfrs import ProgressItem
 
 
@@ -26,6 +27,10 @@ def _working(text: str, envelope: dict[str, Any] | None = None) -> dict[str, Any
     }
 
 
+def _w(text: str, envelope: dict[str, Any] | None = None) -> Frame:
+    return read_result(_working(text, envelope))
+
+
 BARE = {"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}}
 THINKING = {"v": 1, "kind": "thinking", "seq": 1, "status": "running", "payload": {"text": "hm"}}
 
@@ -33,18 +38,19 @@ THINKING = {"v": 1, "kind": "thinking", "seq": 1, "status": "running", "payload"
 def test_plain_text_is_content_until_the_peer_speaks_tfrs() -> None:
     seen: list[ProgressItem] = []
     tap = ProgressTap(sink=seen.append, as_events=True)
-    events, content = tap.take(_working("hello"))
-    assert events == [] and content == _working("hello") and not tap.speaks_tfrs
-    events, content = tap.take(_working("hm", THINKING))
+    events, content = tap.take(_w("hello"))
+    assert events == [] and content == _w("hello") and not tap.speaks_tfrs
+    events, content = tap.take(_w("hm", THINKING))
     assert [e.choices[0].delta.reasoning_content for e in events] == ["hm"]
-    assert content == BARE and tap.speaks_tfrs
-    events, content = tap.take(_working("later"))
+    assert content == read_result(BARE) and tap.speaks_tfrs
+    events, content = tap.take(_w("later"))
     assert [e.choices[0].delta.reasoning_content for e in events] == ["later"]
-    assert content == BARE
+    assert content == read_result(BARE)
     assert [i.text for i in seen] == ["hello", "hm", "later"]  # the sink gets them all
 
 
 def test_a_card_that_declares_tfrs_makes_working_text_progress_at_once() -> None:
     tap = ProgressTap(sink=None, as_events=False, speaks_tfrs=True)
-    events, content = tap.take(_working("hello"))
-    assert events == [] and content == BARE  # a trpc peer: progress goes nowhere but out
+    events, content = tap.take(_w("hello"))
+    # A trpc peer: progress goes nowhere but out.
+    assert events == [] and content == read_result(BARE)

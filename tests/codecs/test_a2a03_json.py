@@ -17,12 +17,8 @@ import pytest
 from a2a.compat.v0_3 import conversions
 from a2a.compat.v0_3 import types as types_v03
 from a2a.types import (
-    Artifact,
     Message,
-    Part,
-    Role,
     Task,
-    TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -30,6 +26,7 @@ from a2a.types import (
 from a2a.utils.proto_utils import to_stream_response
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from proto_strategies import frames, messages, tasks, text
 from starlette.responses import JSONResponse
 from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of, run_stream
 
@@ -101,129 +98,9 @@ def test_state_names_match_the_sdk() -> None:
 
 # --- generated frames -------------------------------------------------------------------
 
-_text = st.text(max_size=12)
-_json_leaf = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.integers(min_value=-(2**53), max_value=2**53),
-    _text,
-)
-_json = st.recursive(
-    _json_leaf,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_text, inner, max_size=3)),
-    max_leaves=8,
-)
-_metadata = st.one_of(st.none(), st.dictionaries(_text, _json, max_size=4))
-
-
-@st.composite
-def parts(draw: st.DrawFn) -> Part:
-    part = Part()
-    kind = draw(st.sampled_from(["text", "data", "raw", "url"]))
-    if kind == "text":
-        part.text = draw(_text)
-    elif kind == "data":
-        part.data.struct_value.update(draw(st.dictionaries(_text, _json, max_size=4)))
-    elif kind == "raw":
-        part.raw = draw(st.binary(max_size=12))
-    else:
-        part.url = draw(_text)
-    if kind in ("raw", "url"):
-        part.media_type = draw(_text)
-        part.filename = draw(_text)
-    metadata = draw(_metadata)
-    if metadata is not None:
-        part.metadata.update(metadata)
-    return part
-
-
-@st.composite
-def messages(draw: st.DrawFn) -> Message:
-    message = Message(
-        message_id=draw(_text),
-        context_id=draw(_text),
-        task_id=draw(_text),
-        role=draw(st.sampled_from([Role.ROLE_USER, Role.ROLE_AGENT])),
-        parts=draw(st.lists(parts(), max_size=3)),
-        extensions=draw(st.lists(_text, max_size=2)),
-        reference_task_ids=draw(st.lists(_text, max_size=2)),
-    )
-    metadata = draw(_metadata)
-    if metadata is not None:
-        message.metadata.update(metadata)
-    return message
-
-
-@st.composite
-def statuses(draw: st.DrawFn) -> TaskStatus:
-    status = TaskStatus(state=draw(st.sampled_from(TaskState.values())))
-    if draw(st.booleans()):
-        status.timestamp.FromNanoseconds(draw(st.integers(0, 4_000_000_000 * 10**9)))
-    if draw(st.booleans()):
-        status.message.CopyFrom(draw(messages()))
-    return status
-
-
-@st.composite
-def artifacts(draw: st.DrawFn) -> Artifact:
-    artifact = Artifact(
-        artifact_id=draw(_text),
-        name=draw(_text),
-        description=draw(_text),
-        parts=draw(st.lists(parts(), max_size=3)),
-        extensions=draw(st.lists(_text, max_size=2)),
-    )
-    metadata = draw(_metadata)
-    if metadata is not None:
-        artifact.metadata.update(metadata)
-    return artifact
-
-
-@st.composite
-def tasks(draw: st.DrawFn) -> Task:
-    task = Task(
-        id=draw(_text),
-        context_id=draw(_text),
-        history=draw(st.lists(messages(), max_size=2)),
-        artifacts=draw(st.lists(artifacts(), max_size=2)),
-    )
-    if draw(st.booleans()):
-        task.status.CopyFrom(draw(statuses()))
-    metadata = draw(_metadata)
-    if metadata is not None:
-        task.metadata.update(metadata)
-    return task
-
-
-@st.composite
-def frames(draw: st.DrawFn) -> Frame:
-    kind = draw(st.sampled_from(["artifact", "status", "message", "task"]))
-    frame: Frame
-    if kind == "artifact":
-        frame = TaskArtifactUpdateEvent(
-            task_id=draw(_text),
-            context_id=draw(_text),
-            artifact=draw(artifacts()),
-            append=draw(st.booleans()),
-            last_chunk=draw(st.booleans()),
-        )
-    elif kind == "status":
-        frame = TaskStatusUpdateEvent(task_id=draw(_text), context_id=draw(_text))
-        if draw(st.booleans()):
-            frame.status.CopyFrom(draw(statuses()))
-    elif kind == "message":
-        return draw(messages())
-    else:
-        return draw(tasks())
-    metadata = draw(_metadata)
-    if metadata is not None:
-        frame.metadata.update(metadata)
-    return frame
-
 
 @settings(max_examples=300, deadline=None)
-@given(frame=frames(), request_id=st.one_of(st.none(), _text, st.integers(-(2**63), 2**63 - 1)))
+@given(frame=frames(), request_id=st.one_of(st.none(), text, st.integers(-(2**63), 2**63 - 1)))
 def test_generated_frames_are_byte_identical(frame: Frame, request_id: JsonRpcId) -> None:
     try:
         ours, sdk = both(frame, request_id)
@@ -266,7 +143,7 @@ unary_results = st.one_of(messages(), tasks())
 
 @settings(max_examples=300, deadline=None)
 @given(
-    result=unary_results, request_id=st.one_of(st.none(), _text, st.integers(-(2**63), 2**63 - 1))
+    result=unary_results, request_id=st.one_of(st.none(), text, st.integers(-(2**63), 2**63 - 1))
 )
 def test_generated_unary_results_are_byte_identical(
     result: Message | Task, request_id: JsonRpcId

@@ -35,6 +35,7 @@ from trpc_bridge.events import (
     FunctionCall,
     ResponseError,
     ToolCall,
+    Usage,
 )
 from trpc_bridge.v1 import agent_pb2 as pb
 
@@ -76,6 +77,8 @@ _choices = st.builds(
     delta=_messages,
     finish_reason=st.none() | _text,
 )
+_int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+_usage = st.builds(Usage, prompt_tokens=_int64, completion_tokens=_int64, total_tokens=_int64)
 _errors = st.builds(
     ResponseError,
     type=_text,
@@ -98,6 +101,7 @@ events = st.builds(
     # Empty means "assign one" on the wire; the model's own default is never empty.
     event_id=_text.filter(bool),
     timestamp=_timestamps,
+    usage=st.none() | _usage,
 )
 _json_scalars = (
     st.none()
@@ -161,6 +165,11 @@ def test_timestamps_without_a_protobuf_timestamp_are_refused(seconds: float) -> 
 def test_choice_index_outside_int32_is_refused() -> None:
     with pytest.raises(ProtoModelError):
         event_to_proto(AgentEvent(choices=[Choice(index=2**31)]))
+
+
+def test_token_counts_outside_int64_are_refused() -> None:
+    with pytest.raises(ProtoModelError):
+        event_to_proto(AgentEvent(usage=Usage(prompt_tokens=2**63)))
 
 
 def test_non_json_metadata_is_refused() -> None:

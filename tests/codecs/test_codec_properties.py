@@ -20,7 +20,7 @@ from trpc_bridge.codecs.trpc.encode import (
     encode_event,
     error_status,
 )
-from trpc_bridge.events import AgentEvent
+from trpc_bridge.events import AgentEvent, Usage
 from trpc_bridge.message_aggregate import aggregate
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
@@ -49,6 +49,7 @@ _metadata = st.dictionaries(
             "llm_response_id",
             "tag",
             "state_delta",
+            "usage",
             "task_state",
             "error_type",
             "error_message",
@@ -276,3 +277,32 @@ def test_encode_then_decode_says_the_same(events: list[AgentEvent], as_v03: bool
         if frame is not None:
             decoded.extend(decoder.feed(_v03(frame)) if as_v03 else decoder.feed_proto(frame))
     assert _said(decoded) == _said(events)
+
+
+_counts = st.integers(min_value=0, max_value=2**53)
+_usage = st.builds(Usage, prompt_tokens=_counts, completion_tokens=_counts, total_tokens=_counts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_runs, st.data(), st.booleans())
+def test_usage_travels_with_the_events_that_are_written(
+    events: list[AgentEvent], data: st.DataObject, as_v03: bool
+) -> None:
+    """Usage on any complete (non-error) event arrives on the event decoded from its frame,
+    exactly (counts up to 2**53 survive 1.0's doubles); nothing else gains any."""
+    for event in events:
+        if not event.is_partial and not event.is_terminal_error():
+            event.usage = data.draw(st.none() | _usage)
+    decoder = StreamDecoder()
+    sent: list[tuple[str, Usage]] = []
+    received: list[tuple[str, Usage]] = []
+    for event in events:
+        frame = _wire(event)
+        if frame is None:
+            continue
+        if event.usage is not None:
+            sent.append((event.id, event.usage))
+        for got in decoder.feed(_v03(frame)) if as_v03 else decoder.feed_proto(frame):
+            if got.usage is not None:
+                received.append((got.id, got.usage))
+    assert received == sent

@@ -93,5 +93,7 @@ def test_adk_typescript_failure_is_the_failed_response() -> None:
         "metadata": {"adk_custom_metadata": {"llm_response_id": "r1"}, "adk_error_code": "E42"},
     }
     events = decode_any_stream([_adk_ts_chunk("Partial", append=True, last=False), failed])
-    assert [e.id for e in events] == ["r1", "r1"]
+    # The piece, its completion (the run is over), then the error: one response.
+    assert {e.id for e in events} == {"r1"}
+    assert [m.text for m in aggregate(events)] == ["Partial"]
     assert events[-1].is_terminal_error()

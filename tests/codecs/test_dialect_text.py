@@ -1,19 +1,15 @@
-"""The consolidated-final-text rule and the dialect response ids (codecs/dialects/text.py)."""
+"""What a stream has shown and when a text only repeats it, and the dialect response ids
+(codecs/dialects/text.py)."""
 
 from __future__ import annotations
+
+import unicodedata
+from typing import Literal
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trpc_bridge.codecs.dialects.text import FinalText, ResponseIds, Seen, partial_flag
-
-
-def test_trpc_python_partial_flag_is_a_bool_or_a_string() -> None:
-    assert partial_flag({"partial": "True"}) is True
-    assert partial_flag({"partial": False}) is False
-    assert partial_flag({"partial": "false"}) is False
-    assert partial_flag({"partial": "maybe"}) is None
-    assert partial_flag({}) is None
+from trpc_bridge.codecs.dialects.text import ResponseIds, ShownText, normalise, weight
 
 
 def test_response_ids_from_each_dialect() -> None:
@@ -28,34 +24,42 @@ def test_response_ids_from_each_dialect() -> None:
     assert ids.read({"adk_custom_metadata": "not json"}) == ""
 
 
-def test_adk_pieces_then_full_status_then_final_artifact() -> None:
-    rule = FinalText()
-    assert [rule.piece("r", t) for t in ("It is", " 20°C")] == [Seen.PIECE, Seen.PIECE]
-    assert rule.piece("r", "It is 20°C", unmarked=True) is Seen.COMPLETE
-    assert rule.whole("r", "It is 20°C") is Seen.REPEAT
-    assert rule.owner("It is 20°C") == "r"
+def test_strands_pieces_then_the_whole_with_a_newline() -> None:
+    shown = ShownText()
+    for key, piece in (("m1", "It is"), ("m2", " 20°C"), ("m3", ".")):
+        assert shown.copied(piece, "", loose=False) is None
+        shown.add(key, piece)
+    copied = shown.copied("It is 20°C.\n", "", loose=True)
+    assert copied is not None and [u.key for u in copied] == ["m1", "m2", "m3"]
+    assert shown.copied("It is 20°C.\n", "", loose=False) is None  # exactly: not the same
 
 
-def test_marked_pieces_never_complete() -> None:
-    rule = FinalText()
-    assert [rule.piece("r", "ab") for _ in range(2)] == [Seen.PIECE, Seen.PIECE]
-    assert rule.whole("r", "abab") is Seen.COMPLETE
+def test_a_token_like_an_earlier_one_is_no_copy() -> None:
+    shown = ShownText()
+    shown.add("m1", "the")
+    assert shown.copied(" the", "", loose=False) is None
+    assert shown.copied("\n", "", loose=True) is None  # whitespace repeats nothing
 
 
-def test_a2a_append_false_with_other_text_replaces() -> None:
-    rule = FinalText()
-    rule.piece("a", "Hel")
-    assert rule.whole("a", "Hello!", replaces=True) is Seen.REPLACE
-    assert rule.whole("b", "fresh", replaces=True) is Seen.COMPLETE
+def test_reasoning_must_match_when_the_copy_has_some() -> None:
+    shown = ShownText()
+    shown.add("m1", "answer", "thinking")
+    assert shown.copied("answer", "", loose=True) is not None
+    assert shown.copied("answer", "thinking", loose=True) is not None
+    assert shown.copied("answer", "other", loose=True) is None
 
 
-@given(st.lists(st.text(min_size=1), min_size=1, max_size=8))
-def test_the_whole_after_its_pieces_shows_nothing_new(pieces: list[str]) -> None:
-    rule = FinalText()
-    for piece in pieces:
-        rule.piece("r", piece)
-    whole = "".join(pieces)
-    assert rule.whole("r", whole) is Seen.COMPLETE
-    assert rule.whole("r", whole) is Seen.REPEAT
-    assert rule.piece("r", whole) is Seen.REPEAT
-    assert rule.owner(whole) == "r"
+_texts = st.text(alphabet=st.sampled_from("ae\u0301é 中😀\n"), min_size=1, max_size=6)
+
+
+@given(st.lists(_texts, min_size=1, max_size=6), st.sampled_from(["NFC", "NFD"]))
+def test_the_whole_repeats_its_pieces_in_any_normal_form(
+    pieces: list[str], form: Literal["NFC", "NFD"]
+) -> None:
+    shown = ShownText()
+    for n, piece in enumerate(pieces):
+        shown.add(f"m{n}", piece)
+    whole = unicodedata.normalize(form, "".join(pieces)) + " \n"
+    if normalise(whole):
+        assert shown.copied(whole, "", loose=True) is not None
+    assert weight(whole) == sum(weight(p) for p in pieces)

@@ -16,6 +16,7 @@ from a2a.types import TaskState
 from google.protobuf.json_format import MessageToDict
 from tfrs_vectors import cases, load
 
+from trpc_bridge.codecs.a2a.frames import read_result
 from trpc_bridge.codecs.tfrs import (
     METADATA_KEY,
     ProgressConsumer,
@@ -139,4 +140,4 @@ CONTENT = [(f"{v['id']}:{c['name']}", c) for v in load("tfrs-content") for c in 
 
 @pytest.mark.parametrize(("name", "case"), CONTENT, ids=[n for n, _ in CONTENT])
 def test_content_only_vector(name: str, case: dict[str, Any]) -> None:
-    assert content_only(case["input"]) == case["expect"]
+    assert content_only(read_result(case["input"])) == read_result(case["expect"])

@@ -89,6 +89,8 @@ def go_view(event: AgentEvent) -> dict[str, Any]:
             k: None if v is None else base64.b64encode(v).decode()
             for k, v in event.state_delta.items()
         }
+    if event.usage is not None:
+        view["usage"] = event.usage.model_dump()
     return view
 
 

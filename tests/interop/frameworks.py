@@ -181,8 +181,9 @@ interop/java), `adk-js` = Google ADK for TypeScript (`toA2a` server, `RemoteA2AA
 client, A2A 0.3, interop/adk-js). The two SDKs have no agent of their own: their servers \
 stream each scripted step as artifact updates (pieces appended, then the complete \
 response replacing them) with trpc's part conventions for reasoning and tool calls \
-(docs/wire-spec.md §0.4); their clients print the A2A frames they got, folded as A2A \
-defines (tests/interop/views.py:a2a_view). They declare no trpc \
+(docs/wire-spec.md §0.4); their clients print the A2A frames they got, read by the \
+model of what a user sees (docs/wire-spec.md §11, tests/interop/views.py:a2a_view). They \
+declare no trpc \
 `interaction_spec_version`, so the bridge (and a proxy) answers them plain A2A: their \
 `X→py` and `X→proxy→Y` cells expect the answer text (and the error) only, no reasoning \
 or tools (§3.1). ADK for TypeScript's client mints an id per event: its events fold by \

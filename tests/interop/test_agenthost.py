@@ -2,7 +2,8 @@
 ``trpc-bridge serve --agent grpc://…``: trpc-agent-go's ``A2AAgent`` (``gopeer call``) and
 ``@ag-ui/client`` see what they see from the bridge's Python demo agent, whose Go twin the
 sidecar is; identity, trace context and cancellation cross into the sidecar; a sidecar
-that crashes, stalls, breaks the model or is gone is a failed run for the caller."""
+that crashes, stalls, breaks the model or is gone is a failed run for the caller; the
+tokens the Go agent reports are counted in the bridge's metrics."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from peers import (
     normalise,
     stop,
 )
+from prometheus_client.parser import text_string_to_metric_families
 
 PROMPTS = ("weather in Paris", "run some code", "please fail")
 NODE_HARNESS = Path(__file__).parents[1] / "agui_node"
@@ -216,3 +218,31 @@ def test_a_go_agenthost_client_that_cancels_cancels_through_the_bridge(
     with agenthost_server("--delay", "200ms") as sidecar, bridge_server(sidecar.url) as bridge:
         _agenthost_call(bridge.grpc_address(), "weather?", "--cancel-after", "2")
         sidecar.wait_for_log(lambda line: line.get("log") == "canceled", timeout=30)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_go_agents_token_usage_is_counted_once(agenthost: Path, stream: bool) -> None:
+    """The sidecar (``--usage``: words counted as tokens) reports usage on its complete
+    responses; ``gen_ai.client.token.usage`` on the bridge's metrics port has it once, by
+    the bridge's call to the agent (not again by the run it served)."""
+    prompt = "weather in Paris"  # 3 words, sent with the tool call and with the answer
+    reasoning = "The user asks about the weather in Paris; I should call get_weather."
+    answer = "It is 14°C in Paris."
+    method = "message/stream" if stream else "message/send"
+    message = {"kind": "message", "role": "user", "messageId": f"m-{method}",
+               "parts": [{"kind": "text", "text": prompt}]}  # fmt: skip
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": message}}
+    with (
+        agenthost_server("--usage") as sidecar,
+        bridge_server(sidecar.url, extra=["--metrics-port", "0"]) as bridge,
+    ):
+        answered = httpx.post(bridge.url, json=body, timeout=30)
+        assert answered.status_code == 200 and "error" not in answered.text
+        scraped = httpx.get(bridge.endpoint("metrics"), timeout=30).text
+    families = {family.name: family for family in text_string_to_metric_families(scraped)}
+    tokens = families["gen_ai_client_token_usage"]
+    sums = [s for s in tokens.samples if s.name.endswith("_sum")]
+    by_type = {s.labels["gen_ai_token_type"]: float(s.value) for s in sums}
+    assert len(sums) == 2  # one series per token type: counted once
+    assert by_type == {"input": 2 * 3, "output": len(reasoning.split()) + len(answer.split())}
+    assert {s.labels["gen_ai_agent_name"] for s in sums} == {"weather-agent"}

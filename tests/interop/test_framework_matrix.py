@@ -75,7 +75,8 @@ def check_peer_client(
     framework: Framework, answer: dict[str, Any], scenario: str, mode: str
 ) -> None:
     if framework.sdk:
-        view, want = a2a_view(answer["events"]), plain(expected(scenario, mode))
+        view = a2a_view(answer["events"], unary=mode == "unary")
+        want = plain(expected(scenario, mode))
     elif framework.key == "adk-js":
         view, want = peer_view(adk_previews(answer), "response_id"), expected(scenario, mode)
     else:

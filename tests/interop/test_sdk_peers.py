@@ -14,4 +14,4 @@ def test_java_sdk_default_http_client_calls_the_bridge(
     plain-HTTP request; the bridge ignores the offer and reads the body in HTTP/1.1."""
     url = bridges[("serve", "text")]
     answer = framework_clients["java"].call(url, stream=False, h2c=True)
-    assert a2a_view(answer["events"]).texts == ("Hello from trpc.",)
+    assert a2a_view(answer["events"], unary=True).texts == ("Hello from trpc.",)

@@ -15,6 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from user_view import stream_view, unary_view
+
+from trpc_bridge.codecs.a2a.frames import read_result
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.message_aggregate import aggregate
 
@@ -191,89 +194,20 @@ def go_view(events: list[dict[str, Any]]) -> View:
     return _folded(groups, calls=tuple(calls), results=tuple(results), error=error)
 
 
-# --- an A2A SDK's client: A2A frames, folded as A2A defines them -------------------------
-
-#: Task states whose status message is the error shown, not an answer.
-_FAILED = {"failed", "rejected", "canceled"}
+# --- an A2A SDK's client: A2A frames, read by the model of what a user sees -------------
 
 
-def _a2a_frame(frame: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
-    """(kind, body) of one frame of either wire: 0.3 names its ``kind`` in the object,
-    1.0 wraps it (``{"artifactUpdate": {…}}``)."""
-    if "kind" in frame:
-        return str(frame["kind"]), frame
-    ((key, body),) = frame.items()
-    kinds = {"statusUpdate": "status-update", "artifactUpdate": "artifact-update"}
-    return kinds.get(key, key), body
-
-
-def _a2a_enum(value: Any, prefix: str) -> str:
-    """``TASK_STATE_FAILED`` / ``ROLE_AGENT`` (1.0) spelled as 0.3 does: ``failed``."""
-    return str(value or "").lower().removeprefix(prefix)
-
-
-def a2a_view(frames: Iterable[Mapping[str, Any]]) -> View:
-    """What a user of an A2A SDK's client sees: the events it received (stream frames, or
-    the unary Task / Message), in the SDK's JSON of either wire, folded by the A2A rules.
-
-    An artifact update with ``append`` adds its parts to the artifact of its id, any
-    other one replaces that artifact; an agent message (a status message, a history entry,
-    a Message) is one response under its id; a failed task's status message is the error.
-    A2A has no reasoning or tool-call part: text parts with ``metadata.thought`` are
-    reasoning, DataParts typed ``function_call`` / ``function_response`` in their
-    metadata are tool calls and results (docs/wire-spec.md §0.4)."""
-    responses: dict[str, list[Mapping[str, Any]]] = {}  # "a:<artifactId>" / "m:<messageId>"
-    error = False
-
-    def message(body: Mapping[str, Any] | None) -> None:
-        if body and _a2a_enum(body.get("role"), "role_") == "agent":
-            responses[f"m:{body.get('messageId', '')}"] = list(body.get("parts") or [])
-
-    def status(body: Mapping[str, Any] | None) -> None:
-        nonlocal error
-        body = body or {}
-        if _a2a_enum(body.get("state"), "task_state_") in _FAILED:
-            error = error or ERROR_TEXT in json.dumps(body.get("message"), ensure_ascii=False)
-        else:
-            message(body.get("message"))
-
-    for frame in frames:
-        kind, body = _a2a_frame(frame)
-        if kind == "task":
-            for entry in body.get("history") or []:
-                message(entry)
-            for artifact in body.get("artifacts") or []:
-                responses[f"a:{artifact.get('artifactId', '')}"] = list(artifact.get("parts") or [])
-            status(body.get("status"))
-        elif kind == "message":
-            message(body)
-        elif kind == "status-update":
-            status(body.get("status"))
-        elif kind == "artifact-update":
-            artifact = body.get("artifact") or {}
-            key = f"a:{artifact.get('artifactId', '')}"
-            parts = list(artifact.get("parts") or [])
-            responses[key] = responses.get(key, []) + parts if body.get("append") else parts
-    texts, thoughts = [], []
-    calls: list[tuple[str, str]] = []
-    results: list[tuple[str, str]] = []
-    for parts in responses.values():
-        texts.append("".join(p.get("text", "") for p in parts if not _thought(p)))
-        thoughts.append("".join(p.get("text", "") for p in parts if _thought(p)))
-        for part in parts:
-            data, part_type = part.get("data"), (part.get("metadata") or {}).get("type")
-            if isinstance(data, Mapping) and part_type == "function_call":
-                calls.append((str(data.get("name")), _canon(data.get("args"))))
-            elif isinstance(data, Mapping) and part_type == "function_response":
-                results.append((str(data.get("name")), _canon(data.get("response"))))
+def a2a_view(frames: Iterable[Mapping[str, Any]], *, unary: bool = False) -> View:
+    """What a user of an A2A SDK's client sees of the results it received — stream frames,
+    or (``unary``) the Task / Message of a unary call, in either wire's JSON: the model of
+    docs/wire-spec.md §11 (``tests/user_view.py``), reduced to what a cell compares."""
+    results = [read_result(frame) for frame in frames]
+    shown = unary_view(results[-1]) if unary else stream_view(results)
+    messages = shown.messages
     return View(
-        texts=_shown(texts),
-        thoughts=_shown(thoughts),
-        calls=tuple(calls),
-        results=tuple(results),
-        error=error,
+        texts=tuple(m.text for m in messages if m.text),
+        thoughts=tuple(m.reasoning for m in messages if m.reasoning),
+        calls=tuple((name, _canon(args)) for m in messages for name, args in m.calls),
+        results=tuple((name, _canon(out)) for m in messages for name, out in m.results),
+        error=shown.error is not None and ERROR_TEXT in shown.error,
     )
-
-
-def _thought(part: Mapping[str, Any]) -> bool:
-    return (part.get("metadata") or {}).get("thought") is True

@@ -4,7 +4,8 @@ read on B, resubscribed on B with nothing lost or twice, cancelled from C (the a
 A stops), read again on A; identity scoping holds on every replica. A replica killed
 with SIGKILL has its task failed by another within the replica timeout, its followers
 told, and its restart does not bring the task back. Live frames go through PostgreSQL
-LISTEN/NOTIFY or Redis Streams (both measured in bench/replicas.py)."""
+LISTEN/NOTIFY or Redis Streams (both measured in bench/replicas.py); the replicas' metrics
+time their task-store calls and the frames' way from one replica to the other."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import db_servers
+import httpx
 import pytest
 from peers import Process, bridge_server
+from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -187,3 +190,54 @@ async def test_push_config_set_on_another_replica_is_delivered(database: str, fa
 def _final_push(body: dict[str, Any]) -> bool:
     state = body.get("statusUpdate", {}).get("status", {}).get("state")
     return bool(state == "TASK_STATE_COMPLETED")
+
+
+def _scrape(process: Process) -> dict[str, Any]:
+    """The replica's metrics port, parsed by prometheus_client: family name → family."""
+    text = httpx.get(process.endpoint("metrics"), timeout=30).text
+    return {family.name: family for family in text_string_to_metric_families(text)}
+
+
+def _counts(family: Any) -> list[tuple[dict[str, str], float]]:
+    return [(s.labels, float(s.value)) for s in family.samples if s.name.endswith("_count")]
+
+
+async def test_metrics_time_the_task_store_and_the_fanout_lag(database: str, fanout: str) -> None:
+    """A task run on A and followed from B: A times its journal's claim, checkpoints and
+    release; B records the lag of the frames that came to it through the fan-out."""
+    backend = "postgresql" if fanout == "postgresql" else "redis"
+    extra = [*_flags(database, fanout), "--metrics-port", "0"]
+    with contextlib.ExitStack() as stack:
+        a, b = (stack.enter_context(bridge_server(LONG, extra=extra)) for _ in range(2))
+        on_a, on_b = TaskCalls(a.url), TaskCalls(b.url)
+        task_id = await _start(on_a)
+        async with on_b.resubscribe(task_id) as stream:
+            snapshot = await anext(stream)
+            frames = [frame async for frame in stream]
+        assert _contiguous(snapshot, frames) == ALL_PIECES
+        assert (await on_b.get(task_id))["result"]["status"]["state"] == "completed"
+        await on_a.close()
+        await on_b.close()
+        on_runner, on_follower = _scrape(a), _scrape(b)
+
+    store = on_runner["trpc_bridge_task_store_duration_seconds"]
+    assert store.type == "histogram"
+    timed = {(labels["trpc_bridge_task_store_operation"], labels["trpc_bridge_outcome"])
+             for labels, count in _counts(store) if count}  # fmt: skip
+    assert {("claim", "ok"), ("checkpoint", "ok"), ("release", "ok")} <= timed
+    own = {frozenset(k for k in labels if not k.startswith("otel_scope_"))
+           for labels, _ in _counts(store)}  # fmt: skip
+    assert own == {frozenset({"trpc_bridge_task_store_operation", "trpc_bridge_outcome"})}
+
+    lag = on_follower["trpc_bridge_replicas_fanout_lag_seconds"]
+    assert lag.type == "histogram"
+    [(labels, batches)] = _counts(lag)
+    assert labels["trpc_bridge_fanout"] == backend
+    # Frames came in batches (one stamp each), some batches per read: fewer than frames.
+    assert 0 < batches <= len(frames)
+    [total] = [float(s.value) for s in lag.samples if s.name.endswith("_sum")]
+    assert 0 <= total / batches < 60  # seconds, not milliseconds or nanoseconds
+    # The runner followed nothing from another replica.
+    assert "trpc_bridge_replicas_fanout_lag_seconds" not in on_runner or not any(
+        count for _, count in _counts(on_runner["trpc_bridge_replicas_fanout_lag_seconds"])
+    )

@@ -14,7 +14,7 @@ from a2a.client.client import ClientCallContext
 from a2a.types import GetTaskRequest, SendMessageRequest, StreamResponse, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.a2a.frames import proto_to_json
+from trpc_bridge.codecs.a2a.proto_frames import read_proto
 from trpc_bridge.codecs.tfrs import (
     EXTENSION_URI,
     METADATA_KEY,
@@ -118,7 +118,7 @@ async def test_progress_beside_the_encoding_for_sdk_clients(
         assert isinstance(envelope, str)  # a JSON string inside the Struct
         assert json.loads(envelope)["v"] == 1 and part.text
     for response in responses:
-        consumer.feed(proto_to_json(response))
+        consumer.feed(read_proto(response))
     task_id = responses[0].status_update.task_id
     _check_merged(consumer, task_id)
     # Coarse replay: the finished task's history kept every working message.
@@ -128,7 +128,7 @@ async def test_progress_beside_the_encoding_for_sdk_clients(
     finally:
         await client.close()
     replay = ProgressConsumer()
-    replay.feed(proto_to_json(task))
+    replay.feed(read_proto(task))
     assert replay.merger(task_id).blocks == consumer.merger(task_id).blocks
 
 
@@ -138,7 +138,7 @@ async def test_request_metadata_asks_too(demo_server: BridgeServer) -> None:
     )
     consumer = ProgressConsumer()
     for response in responses:
-        consumer.feed(proto_to_json(response))
+        consumer.feed(read_proto(response))
     _check_merged(consumer, responses[0].status_update.task_id)
 
 

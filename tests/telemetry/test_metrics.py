@@ -7,6 +7,7 @@ is below the run's duration; no attribute holds an id."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 import uuid
@@ -275,3 +276,31 @@ def test_a_proxy_times_its_calls_to_the_upstream_agent() -> None:
     assert "error_type" not in labels
     # The proxy's own run of the same call is timed on the server side.
     assert _value(families["gen_ai_server_request_duration_seconds"], "_count") == 1
+
+
+async def test_a_proxy_counts_the_upstream_agents_tokens_once() -> None:
+    """The upstream bridge writes its agent's usage on the trpc wire; ``trpc-bridge
+    proxy``'s RemoteAgent reads it, and the proxy's metrics count it once (by the call
+    to the upstream), however the proxy's own caller called."""
+    async with BridgeServer(_slow_agent(), ServerOptions(grpc_port=None)) as upstream:
+        cmd = [str(TRPC_BRIDGE), "proxy", "--upstream", upstream.jsonrpc_url, "--port", "0"]
+        cmd += ["--grpc-port", "-1", "--metrics-port", "0", "--no-trace-view"]
+        with contextlib.ExitStack() as stack:
+            # Started from a thread: the proxy reads the upstream's card, served by this loop.
+            proxy = await asyncio.to_thread(stack.enter_context, running(cmd))
+            calls = TaskCalls(proxy.url)
+            async with calls.stream("hello") as frames:
+                assert final_state([frame async for frame in frames]) == "completed"
+            assert "result" in await calls.call("message/send", {"message": _message("m-u")})
+            await calls.close()
+            async with httpx.AsyncClient(timeout=30) as http:
+                families = _samples((await http.get(proxy.endpoint("metrics"))).text)
+    tokens = families["gen_ai_client_token_usage"]
+    sums = [s for s in tokens.samples if s.name.endswith("_sum")]
+    assert len(sums) == 2  # input and output, one series each: nothing counted twice
+    assert _value(tokens, "_sum", gen_ai_token_type="input") == 2 * 12
+    assert _value(tokens, "_sum", gen_ai_token_type="output") == 2 * DELTAS
+    assert _value(tokens, "_count", gen_ai_token_type="output") == 2  # one value per call
+    [labels] = [s.labels for s in sums if s.labels["gen_ai_token_type"] == "input"]
+    assert labels["gen_ai_agent_name"] == "slow-agent"
+    assert labels["a2a_transport"] == "JSONRPC"

@@ -10,7 +10,12 @@ makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.types import AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill
+from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge import __version__
 from trpc_bridge.agent import Agent
@@ -112,3 +117,30 @@ def public_card(card: AgentCard) -> AgentCard:
     public.supported_interfaces.extend(kept)
     public.capabilities.extended_agent_card = True
     return public
+
+
+#: What A2A 0.3's schema requires of a card and of each skill that A2A 1.0 has too: proto3
+#: JSON leaves them out when empty (a proxy's skill whose upstream had no tags), and 0.3
+#: readers then refuse the card.
+_CARD_FIELDS: dict[str, Any] = {
+    "name": "",
+    "description": "",
+    "version": "",
+    "capabilities": {},
+    "defaultInputModes": [],
+    "defaultOutputModes": [],
+    "skills": [],
+}
+_SKILL_FIELDS: dict[str, Any] = {"id": "", "name": "", "description": "", "tags": []}
+
+
+def card_json(card: AgentCard, *, v0_3: bool = False) -> dict[str, Any]:
+    """The card as JSON: 1.0's (with ``v0_3``, a2a-sdk's 0.3 fields beside it), every field
+    0.3 requires present even when empty (``tests/server/test_card_schemas.py``)."""
+    data: dict[str, Any] = agent_card_to_dict(card) if v0_3 else MessageToDict(card)
+    for key, empty in _CARD_FIELDS.items():
+        data.setdefault(key, copy.copy(empty))
+    for skill in data["skills"]:
+        for key, empty in _SKILL_FIELDS.items():
+            skill.setdefault(key, copy.copy(empty))
+    return data

@@ -32,14 +32,13 @@ import hashlib
 import json
 from typing import Any
 
-from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.types import AgentCard
-from google.protobuf.json_format import MessageToDict
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trpc_bridge.names import A2A_VERSION_HEADER, CARD_PATHS
+from trpc_bridge.server.a2a.card import card_json
 
 #: The card changes only when the server restarts; clients may keep it this long.
 DEFAULT_CARD_MAX_AGE = 300
@@ -85,9 +84,9 @@ def card_routes(
     clients, Google ADK's among them, which refuses interfaces on another origin: see
     ``card.public_card``); a request without the header gets ``card`` merged with its 0.3
     fields, or in its 1.0 form alone when ``strict_card`` (see the module doc)."""
-    merged = _CardAnswer(agent_card_to_dict(card), max_age)  # the 1.0 card + the 0.3 fields
-    unmarked = _CardAnswer(MessageToDict(card), max_age) if strict_card else merged
-    v1_marked = _CardAnswer(MessageToDict(same_origin or card), max_age)
+    merged = _CardAnswer(card_json(card, v0_3=True), max_age)  # the 1.0 card + the 0.3 fields
+    unmarked = _CardAnswer(card_json(card), max_age) if strict_card else merged
+    v1_marked = _CardAnswer(card_json(same_origin or card), max_age)
 
     async def current(request: Request) -> Response:
         if _wants_v0_3(request):

@@ -9,7 +9,10 @@ error, AG-UI with its ``{"error": …}``, everything else as REST's AIP-193 erro
 status and, for a 401, ``WWW-Authenticate``. The body of a refused request is never read.
 
 Only the public paths pass without credentials: ``GET`` of the agent card and of the
-playground page and its assets (static files; the page's calls go to ``/agui``).
+playground page and its assets (static files; the page's calls go to ``/agui``), the
+probes, and ``/metrics`` when it is declared public. The loopback paths (the trace view's
+OTLP receiver) pass without credentials when the peer is on this machine; from anywhere
+else they need them like every other path.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterable
 from starlette.authentication import BaseUser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.server.auth.answers import answer, jsonrpc_body, plain_body, rest_body
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.errors import AuthError, Unauthenticated
@@ -26,6 +30,13 @@ from trpc_bridge.server.auth.presented import from_asgi
 from trpc_bridge.server.auth.principal import Principal
 
 _READS = frozenset({"GET", "HEAD"})
+
+
+def peer_is_loopback(scope: Scope) -> bool:
+    """Whether the request's TCP peer is on this machine (a proxy on this machine counts:
+    ``docs/security.md``)."""
+    client = scope.get("client")
+    return client is not None and is_loopback(str(client[0]))
 
 
 class PrincipalUser(BaseUser):
@@ -58,17 +69,22 @@ class HttpAuthentication:
         jsonrpc_paths: Iterable[str],
         plain_paths: Iterable[str] = (),
         public_paths: Iterable[str] = (),
+        loopback_paths: Iterable[str] = (),
     ) -> None:
         self.app = app
         self.gate = gate
         self.jsonrpc_paths = frozenset(jsonrpc_paths)
         self.plain_paths = frozenset(plain_paths)
         self.public_paths = frozenset(public_paths)
+        self.loopback_paths = frozenset(loopback_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or (
             scope["method"] in _READS and scope["path"] in self.public_paths
         ):
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.loopback_paths and peer_is_loopback(scope):
             await self.app(scope, receive, send)
             return
         try:

@@ -23,7 +23,6 @@ memory. A signature check costs ~60 µs (RS256); a remembered token, a dict look
 
 from __future__ import annotations
 
-import ipaddress
 import ssl
 import time
 from typing import Any
@@ -47,6 +46,7 @@ from jwt.exceptions import (
 )
 from jwt.types import Options
 
+from trpc_bridge.addresses import is_loopback
 from trpc_bridge.server.auth.authenticator import bearer_challenge, bearer_token, checked_user_id
 from trpc_bridge.server.auth.errors import Unauthenticated, Unavailable
 from trpc_bridge.server.auth.jwks import KeyCache, KeysUnavailable
@@ -66,21 +66,12 @@ class OidcConfigError(ValueError):
     """The issuer cannot be used (one line)."""
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_issuer(issuer: str) -> str:
     """``issuer`` if it may be trusted for tokens; raises :class:`OidcConfigError`."""
     parts = urlsplit(issuer)
     if parts.scheme == "https" and parts.hostname:
         return issuer
-    if parts.scheme == "http" and parts.hostname and _loopback(parts.hostname):
+    if parts.scheme == "http" and parts.hostname and is_loopback(parts.hostname):
         return issuer
     raise OidcConfigError(
         f"--oidc-issuer {issuer!r}: an https URL is required (http only on loopback)"

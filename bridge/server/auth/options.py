@@ -13,9 +13,10 @@ so the schemes, and what they import (JOSE, gRPC), load only when a server is bu
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from trpc_bridge.addresses import is_loopback
 
 if TYPE_CHECKING:
     from trpc_bridge.server.auth.authenticator import Authenticator, AuthGate
@@ -27,16 +28,6 @@ AUTH_CHOICES = ("none", "oidc", "api-key", "mtls")
 
 class SecurityConfigError(ValueError):
     """Flags that cannot be served together: one line naming the flags."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (the bind address) reaches this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)

@@ -79,15 +79,24 @@ class Operations:
         return routes
 
     def public_paths(self) -> list[str]:
-        """Read without credentials: the probes, and ``/metrics`` when it is served."""
+        """Read without credentials: the probes, and ``/metrics`` when it is served and
+        declared public (``--metrics-public``); otherwise it asks for the credentials
+        every route of the server asks for."""
         paths = [HEALTH_PATH, READY_PATH]
-        if self.options.metrics_path and self.options.prometheus is not None:
+        options = self.options
+        if options.metrics_path and options.metrics_public and options.prometheus is not None:
             paths.append(METRICS_PATH)
         return paths
 
     def unchecked_paths(self, base_path: str) -> list[str]:
         """Paths whose POST is not JSON (the OTLP receiver)."""
         return [base_path.rstrip("/") + OTLP_TRACES_PATH] if self.options.span_buffer else []
+
+    def loopback_paths(self, base_path: str) -> list[str]:
+        """Paths a loopback peer reaches without credentials: the OTLP receiver, so that
+        an upstream agent on this machine can export its spans to the trace view (others
+        must authenticate: :func:`~.trace_view.may_send_spans`)."""
+        return self.unchecked_paths(base_path)
 
     def middleware(self, transports: dict[str, str]) -> list[Middleware]:
         """The outermost middleware, when metrics or the access log are on."""

@@ -23,15 +23,20 @@ class OpsOptions:
     #: The Prometheus text to serve (``setup_metrics(prometheus=True).registry``);
     #: ``None``: nothing is scraped.
     prometheus: CollectorRegistry | None = None
-    #: Also serve ``GET /metrics`` on the HTTP port (``--metrics-path``).
+    #: Also serve ``GET /metrics`` on the HTTP port (``--metrics-path``), behind the
+    #: server's authentication like every other route ...
     metrics_path: bool = False
+    #: ... unless this says it is public (``--metrics-public``: a scraper without
+    #: credentials).
+    metrics_public: bool = False
     #: A port of its own for ``/metrics``, ``/healthz`` and ``/readyz`` (``--metrics-port``);
     #: 0 = a free port; ``None`` = none.
     metrics_port: int | None = None
     #: One log line per request on the ``trpc_bridge.access`` logger.
     access_log: bool = False
     #: The playground's trace view: the spans it reads (and OTLP/HTTP span exports
-    #: accepted at ``/v1/traces``); ``None``: off.
+    #: accepted at ``/v1/traces`` from loopback peers and authenticated callers);
+    #: ``None``: off.
     span_buffer: SpanBuffer | None = None
     #: The server adds ``span_buffer`` to the global tracer provider (installing one if
     #: tracing is off) when it starts: the trace view of ``trpc-bridge serve``. Off, the

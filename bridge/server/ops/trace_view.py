@@ -7,7 +7,12 @@ an OTLP/HTTP receiver that lets another process put its spans there.
 - ``POST <base>/v1/traces``: an OTLP/HTTP protobuf export (``ExportTraceServiceRequest``),
   as any OTLP exporter sends it to ``OTEL_EXPORTER_OTLP_ENDPOINT=<the bridge's URL>``;
   answered with an empty ``ExportTraceServiceResponse``. A body that is not one gets
-  HTTP 400, another media type 415. Only with the span buffer on.
+  HTTP 400, another media type 415. Only with the span buffer on, and only from a
+  loopback peer (no credentials asked: the HTTP edge lets it through) or an
+  authenticated caller (:func:`may_send_spans`; 403 otherwise).
+
+The trace route itself asks for the server's credentials like every other route: the
+spans of a run say what it did.
 
 The buffer is bounded (:mod:`~trpc_bridge.telemetry.span_buffer`), so a flood of exports
 costs memory up to its size and no more.
@@ -19,11 +24,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from trpc_bridge.server.auth.http_edge import peer_is_loopback
+from trpc_bridge.server.auth.principal import Principal, Scheme
+from trpc_bridge.server.tasks.store import ANONYMOUS
 from trpc_bridge.telemetry.span_buffer import OtlpError, SpanBuffer, trace_json
 
 #: The OTLP/HTTP traces path (appended to an exporter's base endpoint).
 OTLP_TRACES_PATH = "/v1/traces"
 _PROTOBUF = "application/x-protobuf"
+
+
+def may_send_spans(request: Request) -> bool:
+    """A loopback peer, or a caller the edge verified: any scheme's principal but the
+    trusted header's anonymous one (``--trust-user-header`` without ``X-User-ID``: no
+    authenticating proxy vouched for it)."""
+    if peer_is_loopback(request.scope):
+        return True
+    principal = request.scope.get("auth")
+    if not isinstance(principal, Principal):
+        return False
+    return not (principal.scheme == Scheme.HEADER and principal.user_id == ANONYMOUS)
 
 
 def trace_view_routes(buffer: SpanBuffer | None, base_path: str = "") -> list[BaseRoute]:
@@ -43,6 +63,11 @@ def trace_view_routes(buffer: SpanBuffer | None, base_path: str = "") -> list[Ba
         return routes
 
     async def receive(request: Request) -> Response:
+        if not may_send_spans(request):
+            return JSONResponse(
+                {"error": "spans are taken from this machine or from an authenticated caller"},
+                status_code=403,
+            )
         media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if media != _PROTOBUF:
             return JSONResponse(

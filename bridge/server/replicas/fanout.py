@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +44,9 @@ OnCommand = Callable[[str, str], Awaitable[None] | None]
 class FanOut(Protocol):
     #: Called for each command sent to this replica (set by the server).
     on_command: OnCommand | None
+    #: Where a follower records the lag of the frames it receives (set by the server);
+    #: ``None``: metrics are off.
+    metrics: BridgeMetrics | None
 
     async def start(self, incarnation: str) -> None: ...
 
@@ -73,22 +78,32 @@ class FanOut(Protocol):
         lost tries to make a new one here."""
 
 
+#: Writes one batch, given the wall-clock time its oldest item was added (the batch's
+#: publication time, which followers on other replicas measure their lag from).
+WriteBatch = Callable[[list[Any], float], Awaitable[None]]
+
+
 class Batches:
     """What a fan-out's streams delivered, sent by one writer task in batches: all that
     queued up while the previous batch was on its way, or within ``linger`` seconds of
-    the first frame of a batch (:data:`LINGER`). ``write`` must not raise."""
+    the first frame of a batch (:data:`LINGER`). ``write`` must not raise.
 
-    def __init__(
-        self, write: Callable[[list[Any]], Awaitable[None]], *, linger: float = LINGER
-    ) -> None:
+    Each batch is stamped once with the time its first item came (one clock read per
+    batch, none per frame): the backends send the stamp along so that followers can
+    measure the fan-out lag (``trpc_bridge.replicas.fanout.lag``)."""
+
+    def __init__(self, write: WriteBatch, *, linger: float = LINGER) -> None:
         self._write = write
         self._linger = linger
         self._pending: list[Any] = []
+        self._since = 0.0
         self._more = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
 
     def add(self, item: Any) -> None:
+        if not self._pending:
+            self._since = time.time()
         self._pending.append(item)
         self._idle.clear()
         self._more.set()
@@ -108,7 +123,7 @@ class Batches:
             self._more.clear()
             if self._pending:
                 batch, self._pending = self._pending, []
-                await self._write(batch)
+                await self._write(batch, self._since)
             if not self._pending:
                 self._idle.set()
             if loop.time() - last > idle_every:
@@ -116,40 +131,62 @@ class Batches:
                 await on_idle()
 
 
+class _Waiter:
+    """One follower of a task: its wake-up, and the oldest publication stamp announced
+    since its last read (0: none)."""
+
+    __slots__ = ("event", "published")
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.published = 0.0
+
+
 class Wakeups:
     """Followers waiting for news of a task, woken by the backend's notifications."""
 
     def __init__(self) -> None:
-        self._events: dict[str, list[asyncio.Event]] = {}
+        self._waiters: dict[str, list[_Waiter]] = {}
 
-    def wake(self, task_id: str) -> None:
-        for event in self._events.get(task_id, ()):
-            event.set()
+    def wake(self, task_id: str, published: float = 0.0) -> None:
+        """News of ``task_id``: a batch of frames stamped ``published`` (0: unknown)."""
+        for waiter in self._waiters.get(task_id, ()):
+            waiter.event.set()
+            if published and (not waiter.published or published < waiter.published):
+                waiter.published = published
 
     async def follow(
         self,
         task_id: str,
         after: int,
         read: Callable[[str, int], Awaitable[list[tuple[int, StreamFrame]]]],
+        lag: Callable[[float], None],
     ) -> AsyncIterator[tuple[int, StreamFrame]]:
-        """Read what is new each time the task is woken (or every :data:`POLL` s)."""
-        event = asyncio.Event()
-        self._events.setdefault(task_id, []).append(event)
+        """Read what is new each time the task is woken (or every :data:`POLL` s); when a
+        read after a stamped wake-up brought frames, ``lag(seconds)`` once they have been
+        handed on (a wake-up whose frames an earlier read took is not counted)."""
+        waiter = _Waiter()
+        self._waiters.setdefault(task_id, []).append(waiter)
         try:
             while True:
-                event.clear()
+                waiter.event.clear()
+                published, waiter.published = waiter.published, 0.0
+                found = False
                 for seq, frame in await read(task_id, after):
                     if seq > after:
                         after = seq
+                        found = True
                         yield seq, frame
+                if found and published:
+                    lag(time.time() - published)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), POLL)
+                    await asyncio.wait_for(waiter.event.wait(), POLL)
         finally:
-            waiting = self._events.get(task_id, [])
-            if event in waiting:
-                waiting.remove(event)
+            waiting = self._waiters.get(task_id, [])
+            if waiter in waiting:
+                waiting.remove(waiter)
             if not waiting:
-                self._events.pop(task_id, None)
+                self._waiters.pop(task_id, None)
 
 
 async def dispatch(on_command: OnCommand | None, verb: str, task_id: str) -> None:

@@ -6,7 +6,9 @@ transaction (one multi-row ``INSERT`` plus one ``pg_notify('bridge_events', task
 task), so under load many frames share a round trip and an idle stream's frame leaves at
 once. Each replica keeps one listening connection (asyncpg) for ``bridge_events`` and
 ``bridge_control`` (commands: ``<incarnation> <verb> <task_id>``); a follower woken for
-its task reads the rows after the last ``seq`` it has. The table, not the notification,
+its task reads the rows after the last ``seq`` it has. A notification's payload is
+``<task_id> <stamp>``, the batch's publication time (Unix seconds): a follower's fan-out
+lag is measured from it. The table, not the notification,
 is the truth: a notification lost during a reconnection only delays a follower by
 :data:`~trpc_bridge.server.replicas.fanout.POLL` seconds. Frames of finished runs are deleted
 :data:`~trpc_bridge.server.replicas.fanout.KEEP_FINISHED` seconds later.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,6 +37,7 @@ from trpc_bridge.server.replicas.fanout import (
 from trpc_bridge.server.replicas.frames import pack, unpack
 from trpc_bridge.server.replicas.tables import JournalTables
 from trpc_bridge.server.tasks.store import first_line
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,7 @@ class PgFanOut:
     def __init__(self, tables: JournalTables) -> None:
         self.tables = tables
         self.on_command: OnCommand | None = None
+        self.metrics: BridgeMetrics | None = None
         self._incarnation = ""
         self._batches = Batches(self._write)
         self._writer: asyncio.Task[None] | None = None
@@ -99,11 +104,12 @@ class PgFanOut:
         with contextlib.suppress(Exception):
             await self.tables.purge_events(KEEP_FINISHED)
 
-    async def _write(self, batch: list[tuple[str, int, bytes]]) -> None:
-        tasks = list(dict.fromkeys(task_id for task_id, _, _ in batch))
+    async def _write(self, batch: list[tuple[str, int, bytes]], published: float) -> None:
+        tasks = dict.fromkeys(task_id for task_id, _, _ in batch)
+        payloads = [_payload(task_id, published) for task_id in tasks]
         for attempt in range(3):
             try:
-                await self.tables.append_events(batch, notify=(EVENTS_CHANNEL, tasks))
+                await self.tables.append_events(batch, notify=(EVENTS_CHANNEL, payloads))
                 return
             except Exception as exc:  # followers poll the table: retry, then give up
                 logger.warning("publishing %d frame(s) failed: %s", len(batch), first_line(exc))
@@ -113,7 +119,8 @@ class PgFanOut:
         """Nothing to do: the journal's claim deletes the earlier run's rows."""
 
     async def ended(self, frame: StreamFrame) -> None:
-        await self.tables.append_final(frame, notify=EVENTS_CHANNEL)
+        payload = _payload(frame.task_id, time.time())
+        await self.tables.append_final(frame, notify=(EVENTS_CHANNEL, payload))
 
     # --- following --------------------------------------------------------------------
 
@@ -121,10 +128,19 @@ class PgFanOut:
         return [(seq, unpack(data)) for seq, data in await self.tables.events_after(task_id, after)]
 
     def follow(self, task_id: str, after: int) -> AsyncIterator[tuple[int, StreamFrame]]:
-        return self._wakeups.follow(task_id, after, self.history)
+        return self._wakeups.follow(task_id, after, self.history, self._lag)
 
-    def _on_event(self, _: Any, __: int, ___: str, task_id: str) -> None:
-        self._wakeups.wake(task_id)
+    def _on_event(self, _: Any, __: int, ___: str, payload: str) -> None:
+        task_id, _, stamp = payload.rpartition(" ")
+        try:
+            published = float(stamp)
+        except ValueError:  # no stamp: a task id alone
+            task_id, published = payload, 0.0
+        self._wakeups.wake(task_id, published)
+
+    def _lag(self, seconds: float) -> None:
+        if self.metrics is not None:
+            self.metrics.fanout_lag(seconds, "postgresql")
 
     # --- commands ---------------------------------------------------------------------
 
@@ -142,3 +158,8 @@ class PgFanOut:
             running = asyncio.ensure_future(dispatch(self.on_command, verb, task_id))
             self._commands.add(running)
             running.add_done_callback(self._commands.discard)
+
+
+def _payload(task_id: str, published: float) -> str:
+    """A ``bridge_events`` notification: the task, and when its batch was published."""
+    return f"{task_id} {published:.6f}"

@@ -8,7 +8,9 @@ deleted when the task is accepted again (a follow-up run restarts at seq 1) and 
 :data:`~trpc_bridge.server.replicas.fanout.KEEP_FINISHED` seconds after its final frame. When a
 replica dies, the one that fails its tasks appends the final frame with an
 auto-generated id (larger than any ``0-<seq>``; a late write of the dead replica is then
-refused by Redis). Commands between replicas go through the pub/sub channel
+refused by Redis). Each entry carries its frame (``f``) and its batch's publication time
+(``t``, Unix seconds), which a follower's fan-out lag is measured from. Commands between
+replicas go through the pub/sub channel
 ``bridge:control``. Task state itself stays in PostgreSQL (the task store).
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,6 +35,7 @@ from trpc_bridge.server.replicas.fanout import (
 from trpc_bridge.server.replicas.frames import pack, unpack
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
 from trpc_bridge.server.tasks.store import first_line
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +54,18 @@ def _seq(entry_id: bytes | str, previous: int) -> int:
     return int(low) if high == "0" else previous + 1
 
 
+def _record_lag(metrics: BridgeMetrics, entries: list[Any], since: float) -> None:
+    """The lag of each batch (distinct stamp) among ``entries`` published from ``since``."""
+    now = time.time()
+    for stamp in {fields.get(b"t") for _, fields in entries}:
+        try:
+            published = float(stamp)
+        except (TypeError, ValueError):  # no stamp, or not a number
+            continue
+        if published >= since:
+            metrics.fanout_lag(now - published, "redis")
+
+
 async def _nothing() -> None:
     """Redis expires finished streams itself."""
 
@@ -63,6 +79,7 @@ class RedisFanOut:
     def __init__(self, url: str) -> None:
         self.url = url
         self.on_command: OnCommand | None = None
+        self.metrics: BridgeMetrics | None = None
         self._redis: Any = redis.Redis.from_url(url)
         self._incarnation = ""
         self._batches = Batches(self._write)
@@ -99,10 +116,11 @@ class RedisFanOut:
     async def flush(self) -> None:
         await self._batches.flush()
 
-    async def _write(self, batch: list[tuple[str, int, StreamFrame]]) -> None:
+    async def _write(self, batch: list[tuple[str, int, StreamFrame]], published: float) -> None:
         pipe = self._redis.pipeline(transaction=False)
+        stamp = f"{published:.6f}"
         for task_id, seq, frame in batch:
-            pipe.xadd(_key(task_id), {"f": pack(frame)}, id=f"0-{seq}")
+            pipe.xadd(_key(task_id), {"f": pack(frame), "t": stamp}, id=f"0-{seq}")
             if _ends(frame):
                 pipe.expire(_key(task_id), int(KEEP_FINISHED))
         try:
@@ -115,7 +133,7 @@ class RedisFanOut:
 
     async def ended(self, frame: StreamFrame) -> None:
         key = _key(frame.task_id)
-        await self._redis.xadd(key, {"f": pack(frame)})
+        await self._redis.xadd(key, {"f": pack(frame), "t": f"{time.time():.6f}"})
         await self._redis.expire(key, int(KEEP_FINISHED))
 
     # --- following --------------------------------------------------------------------
@@ -132,7 +150,11 @@ class RedisFanOut:
         return out
 
     async def follow(self, task_id: str, after: int) -> AsyncIterator[tuple[int, StreamFrame]]:
+        """Every frame after ``after``; once a read's frames are handed on, the lag of
+        each batch among them (its stamp) is recorded, except for batches published
+        before this follower started (catching up is not lag)."""
         key, cursor = _key(task_id), f"0-{after}"
+        started = time.time()
         while True:
             found = await self._redis.xread({key: cursor}, block=_BLOCK_MS)
             for _, entries in found or ():
@@ -140,6 +162,8 @@ class RedisFanOut:
                 for seq, frame in self._decode(entries, after):
                     after = seq
                     yield seq, frame
+                if self.metrics is not None:
+                    _record_lag(self.metrics, entries, started)
 
     # --- commands ---------------------------------------------------------------------
 

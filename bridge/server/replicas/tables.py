@@ -48,6 +48,7 @@ from trpc_bridge.server.replicas.frames import pack
 from trpc_bridge.server.tasks.interruption import interrupted_status
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
 from trpc_bridge.server.tasks.store import ID_LENGTH, TaskBusy, WideIdTaskStore
+from trpc_bridge.telemetry.metrics import store_timer
 
 _metadata = MetaData()
 
@@ -136,23 +137,27 @@ class JournalTables:
             "incarnation": replica.incarnation,
             "seq": checkpoint.seq,
         }
+        # A task that already runs is the store's answer, not its failure.
+        busy = (IntegrityError,)
         try:
-            async with self._sessions.begin() as session:
-                await session.execute(insert(running).values(**row))
-                await session.execute(delete(events).where(events.c.task_id == row["task_id"]))
-                await session.merge(self.store.model_of(checkpoint.task, checkpoint.owner))
+            with store_timer(self.store.metrics, "claim", busy):
+                async with self._sessions.begin() as session:
+                    await session.execute(insert(running).values(**row))
+                    await session.execute(delete(events).where(events.c.task_id == row["task_id"]))
+                    await session.merge(self.store.model_of(checkpoint.task, checkpoint.owner))
         except IntegrityError as exc:
             raise TaskBusy(checkpoint.task.id) from exc
 
     async def checkpoint(self, batch: Sequence[Checkpoint], replica: Replica) -> list[str]:
         """Store each task whose lease this replica still holds; the ids it lost."""
         lost: list[str] = []
-        async with self._sessions.begin() as session:
-            for item in batch:
-                if await self._renew(session, item, replica):
-                    await session.merge(self.store.model_of(item.task, item.owner))
-                else:
-                    lost.append(item.task.id)
+        with store_timer(self.store.metrics, "checkpoint"):
+            async with self._sessions.begin() as session:
+                for item in batch:
+                    if await self._renew(session, item, replica):
+                        await session.merge(self.store.model_of(item.task, item.owner))
+                    else:
+                        lost.append(item.task.id)
         return lost
 
     async def _renew(self, session: AsyncSession, item: Checkpoint, replica: Replica) -> bool:
@@ -167,11 +172,13 @@ class JournalTables:
     async def release(self, final: Checkpoint, replica: Replica) -> bool:
         """Store how the task ended and drop its lease; False (nothing written) when the
         lease was lost: another replica has already ended the task."""
-        async with self._sessions.begin() as session:
-            result = await session.execute(delete(running).where(_leased(final.task.id, replica)))
-            if not getattr(result, "rowcount", 0):
-                return False
-            await session.merge(self.store.model_of(final.task, final.owner))
+        with store_timer(self.store.metrics, "release"):
+            async with self._sessions.begin() as session:
+                deleted = delete(running).where(_leased(final.task.id, replica))
+                result = await session.execute(deleted)
+                if not getattr(result, "rowcount", 0):
+                    return False
+                await session.merge(self.store.model_of(final.task, final.owner))
         return True
 
     async def current(self, task_id: str, owner: str) -> tuple[Task, Lease | None] | None:
@@ -290,24 +297,26 @@ class JournalTables:
     async def append_events(
         self, rows: Sequence[tuple[str, int, bytes]], *, notify: tuple[str, list[str]]
     ) -> None:
-        """Insert frames and, in the same transaction, notify ``notify[0]`` once per task."""
-        channel, tasks = notify
+        """Insert frames and, in the same transaction, notify channel ``notify[0]`` with
+        each payload of ``notify[1]`` (one per task)."""
+        channel, payloads = notify
         async with self._sessions.begin() as session:
             await session.execute(
                 insert(events),
                 [{"task_id": t, "seq": s, "frame": f, "created_at": 0.0} for t, s, f in rows],
             )
-            await _notify(session, channel, tasks)
+            await _notify(session, channel, payloads)
 
-    async def append_final(self, frame: StreamFrame, *, notify: str) -> None:
-        """Add ``frame`` after the last one of its task (another replica's run ended)."""
+    async def append_final(self, frame: StreamFrame, *, notify: tuple[str, str]) -> None:
+        """Add ``frame`` after the last one of its task (another replica's run ended) and
+        notify channel ``notify[0]`` with payload ``notify[1]``."""
         task_id = frame.task_id
         last = select(func.coalesce(func.max(events.c.seq), 0)).where(events.c.task_id == task_id)
         async with self._sessions.begin() as session:
             seq = int((await session.execute(last)).scalar_one()) + 1
             row = {"task_id": task_id, "seq": seq, "frame": pack(frame), "created_at": 0.0}
             await session.execute(insert(events).values(**row))
-            await _notify(session, notify, [task_id])
+            await _notify(session, notify[0], [notify[1]])
 
     async def events_after(self, task_id: str, seq: int) -> list[tuple[int, bytes]]:
         statement = (

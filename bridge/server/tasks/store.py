@@ -27,7 +27,7 @@ from a2a.server.context import ServerCallContext
 from a2a.server.models import TaskModel
 from a2a.server.owner_resolver import resolve_user_scope
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
-from a2a.types import Task
+from a2a.types import ListTasksRequest, ListTasksResponse, Task
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trpc_bridge.names import new_id
 from trpc_bridge.server.options import Durability
+from trpc_bridge.telemetry.metrics import BridgeMetrics, store_timer
 
 #: Longest task / context id and user id (the SDK's owner column) the store can keep;
 #: the server refuses longer ones up front.
@@ -108,7 +109,27 @@ async def widen(engine: AsyncEngine, statements: dict[str, str], table: str) -> 
 
 
 class WideIdTaskStore(DatabaseTaskStore):
-    """a2a-sdk's ``DatabaseTaskStore`` with room for any A2A task / context id."""
+    """a2a-sdk's ``DatabaseTaskStore`` with room for any A2A task / context id, its
+    calls timed (``trpc_bridge.task_store.duration``) when the server has metrics."""
+
+    #: The server's instruments (set by the server); ``None``: metrics are off.
+    metrics: BridgeMetrics | None = None
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        with store_timer(self.metrics, "get"):
+            return await super().get(task_id, context)
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        with store_timer(self.metrics, "save"):
+            await super().save(task, context)
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        with store_timer(self.metrics, "delete"):
+            await super().delete(task_id, context)
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        with store_timer(self.metrics, "list"):
+            return await super().list(params, context)
 
     async def initialize(self) -> None:
         if self._initialized:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trpc_bridge.codecs.a2a.frames import JsonMap, WirePart, as_map, as_str
+from trpc_bridge.codecs.a2a.reasoning import is_reasoning
 from trpc_bridge.codecs.trpc.keys import (
     ADK_PREFIX,
     CODE_EXECUTION_RESULT,
@@ -19,7 +20,6 @@ from trpc_bridge.codecs.trpc.keys import (
     FUNCTION_CALL,
     FUNCTION_RESPONSE,
     PART_CONTENT_TYPE,
-    PART_THOUGHT,
     PART_TYPE,
     file_part_type,
     go_json,
@@ -58,11 +58,6 @@ class Content:
         return self.text
 
 
-def _meta_flag(metadata: JsonMap, key: str) -> bool:
-    # JSON booleans only: trpc treats the string "true" as no marker.
-    return metadata.get(key) is True or metadata.get(ADK_PREFIX + key) is True
-
-
 def _data_part_type(metadata: JsonMap) -> str:
     adk = metadata.get(ADK_PREFIX + PART_TYPE)
     return adk if isinstance(adk, str) else as_str(metadata.get(PART_TYPE))
@@ -84,7 +79,8 @@ def _function_call(data: Any) -> ToolCall | None:
     )
     return ToolCall(
         id=as_str(call.get("id")),
-        type=as_str(call.get("type")),
+        # ADK and most peers write no type: a model's tool call is a function call.
+        type=as_str(call.get("type")) or "function",
         function=FunctionCall(name=name, arguments=arguments),
     )
 
@@ -132,7 +128,7 @@ def parse_parts(parts: Iterable[WirePart], mappers: Sequence[DataPartMapper]) ->
     out = Content()
     for part in parts:
         if part.kind == "text":
-            if _meta_flag(part.metadata, PART_THOUGHT):
+            if is_reasoning(part.metadata):
                 out.reasoning += part.text
             else:
                 out.text += part.text

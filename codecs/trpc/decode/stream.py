@@ -18,9 +18,9 @@ from trpc_bridge.codecs.a2a.frames import (
     Frame,
     StatusFrame,
     WireMessage,
-    proto_to_json,
     read_result,
 )
+from trpc_bridge.codecs.a2a.proto_frames import read_proto
 from trpc_bridge.codecs.trpc.decode.parts import DataPartMapper, has_content
 from trpc_bridge.codecs.trpc.decode.units import (
     NO_MESSAGE,
@@ -78,7 +78,7 @@ class StreamDecoder:
         return bool(self.state)
 
     def feed_proto(self, response: StreamResponse) -> list[AgentEvent]:
-        return self.feed(proto_to_json(response))
+        return self.feed(read_proto(response))
 
     def feed(self, result: Any) -> list[AgentEvent]:
         """Events for one streamed result. Raises only :class:`CodecError` (unrecognisable

@@ -31,7 +31,9 @@ from trpc_bridge.codecs.trpc.keys import (
     META_STATE_DELTA,
     META_TAG,
     META_TASK_STATE,
+    META_USAGE,
     decode_state_delta,
+    decode_usage,
 )
 from trpc_bridge.events import (
     AgentEvent,
@@ -42,6 +44,7 @@ from trpc_bridge.events import (
     ResponseError,
     Role,
     Tag,
+    Usage,
 )
 
 #: The status message of a frame that has none.
@@ -58,6 +61,8 @@ class Meta:
     state_delta: dict[str, bytes | None]
     task_state: str
     raw: JsonMap
+    #: The bridge's ``usage`` key (a trpc-agent-go peer writes none).
+    usage: Usage | None = None
 
     @classmethod
     def read(cls, metadata: JsonMap, task_state: str = "") -> Meta:
@@ -69,6 +74,7 @@ class Meta:
             state_delta=decode_state_delta(metadata.get(META_STATE_DELTA)),
             task_state=state,
             raw=metadata,
+            usage=decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
         )
 
     def error(self, fallback_text: str) -> ResponseError | None:
@@ -138,6 +144,7 @@ class EventFactory:
             id=unit.event_id,
             tag=tag,
             state_delta=unit.meta.state_delta,
+            usage=unit.meta.usage,
             invocation_id=self._invocation_id,
             author=self._author,
             **fields,
@@ -237,15 +244,13 @@ def task_units(
     seen_artifacts: set[str] | None = None,
 ) -> list[Unit]:
     """A Task's units: its agent history (``history``: a unary result; a stream has sent
-    it already), then on a failure state its status message; otherwise its artifacts
-    (those not in ``seen_artifacts``, which it updates) and a final status message —
-    Go v0 ignores that message, a2a-sdk servers put their answers there."""
+    it already), its artifacts (those not in ``seen_artifacts``, which it updates), then
+    its status message: the error on a failure state, else a final status message —
+    Go v0 ignores that message, a2a-sdk servers put their answers there. (Go's client
+    also ignores the artifacts of a failed task; what the task made before it failed is
+    still shown here, as a stream shows it.)"""
     # a2a-sdk servers keep the caller's own message in the history; it is not output.
     units = [message_unit(m, mappers) for m in task.history if m.role != "user"] if history else []
-    if task.state in FAILURE_STATES:
-        status = task.status_message or NO_MESSAGE
-        units.append(message_unit(status, mappers, extra=task.metadata, state=task.state))
-        return units
     for artifact in task.artifacts:
         if seen_artifacts is not None:
             if artifact.artifact_id in seen_artifacts:
@@ -259,6 +264,10 @@ def task_units(
                 meta=Meta.read(merged(task.metadata, artifact.metadata)),
             )
         )
+    if task.state in FAILURE_STATES:
+        status = task.status_message or NO_MESSAGE
+        units.append(message_unit(status, mappers, extra=task.metadata, state=task.state))
+        return units
     final = task.status_message
     if final is not None and final.parts and final.role != "user":
         units.append(message_unit(final, mappers, extra=task.metadata))

@@ -321,6 +321,8 @@ func (x *AgentRequest) GetMetadata() *structpb.Struct {
 //	error            object "error", done, error {type, message, code}; ends the run
 //	                 (error.type "stop_agent_error" ends it as canceled)
 //	state delta      state_delta only
+//	usage            on the complete response (chat.completion, or a tool call) of an LLM
+//	                 answer: usage {prompt_tokens, completion_tokens, total_tokens}
 type AgentEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The LLM response id: llm_response_id on the A2A wire, the artifactId of streaming
@@ -346,7 +348,11 @@ type AgentEvent struct {
 	EventId string `protobuf:"bytes,11,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
 	// When the event was made. Unset: the time the bridge received it. Python keeps Unix
 	// seconds as a float: every time after mid-July 1970 round-trips exactly.
-	Timestamp     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	Timestamp *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// Response.Usage: the tokens this response used, when the agent reports them. The
+	// bridge's metrics count the usage of complete (non-partial) events, as trpc-agent-go
+	// does; a streamed chunk may carry a provider's running count. Unset: not reported.
+	Usage         *Usage `protobuf:"bytes,13,opt,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -465,6 +471,74 @@ func (x *AgentEvent) GetTimestamp() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *AgentEvent) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+// model.Usage.
+type Usage struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	PromptTokens     int64                  `protobuf:"varint,1,opt,name=prompt_tokens,json=promptTokens,proto3" json:"prompt_tokens,omitempty"`
+	CompletionTokens int64                  `protobuf:"varint,2,opt,name=completion_tokens,json=completionTokens,proto3" json:"completion_tokens,omitempty"`
+	TotalTokens      int64                  `protobuf:"varint,3,opt,name=total_tokens,json=totalTokens,proto3" json:"total_tokens,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *Usage) Reset() {
+	*x = Usage{}
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Usage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Usage) ProtoMessage() {}
+
+func (x *Usage) ProtoReflect() protoreflect.Message {
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Usage.ProtoReflect.Descriptor instead.
+func (*Usage) Descriptor() ([]byte, []int) {
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Usage) GetPromptTokens() int64 {
+	if x != nil {
+		return x.PromptTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCompletionTokens() int64 {
+	if x != nil {
+		return x.CompletionTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetTotalTokens() int64 {
+	if x != nil {
+		return x.TotalTokens
+	}
+	return 0
+}
+
 // One state_delta entry's new value; no value = the key was deleted (None in Python,
 // a nil []byte in Go).
 type StateValue struct {
@@ -476,7 +550,7 @@ type StateValue struct {
 
 func (x *StateValue) Reset() {
 	*x = StateValue{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[5]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +562,7 @@ func (x *StateValue) String() string {
 func (*StateValue) ProtoMessage() {}
 
 func (x *StateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[5]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +575,7 @@ func (x *StateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateValue.ProtoReflect.Descriptor instead.
 func (*StateValue) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StateValue) GetValue() []byte {
@@ -526,7 +600,7 @@ type Choice struct {
 
 func (x *Choice) Reset() {
 	*x = Choice{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[6]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +612,7 @@ func (x *Choice) String() string {
 func (*Choice) ProtoMessage() {}
 
 func (x *Choice) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[6]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +625,7 @@ func (x *Choice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Choice.ProtoReflect.Descriptor instead.
 func (*Choice) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Choice) GetIndex() int32 {
@@ -601,7 +675,7 @@ type ChatMessage struct {
 
 func (x *ChatMessage) Reset() {
 	*x = ChatMessage{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[7]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +687,7 @@ func (x *ChatMessage) String() string {
 func (*ChatMessage) ProtoMessage() {}
 
 func (x *ChatMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[7]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +700,7 @@ func (x *ChatMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatMessage.ProtoReflect.Descriptor instead.
 func (*ChatMessage) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ChatMessage) GetRole() string {
@@ -690,7 +764,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[8]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -702,7 +776,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[8]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -715,7 +789,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ToolCall) GetId() string {
@@ -750,7 +824,7 @@ type FunctionCall struct {
 
 func (x *FunctionCall) Reset() {
 	*x = FunctionCall{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[9]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +836,7 @@ func (x *FunctionCall) String() string {
 func (*FunctionCall) ProtoMessage() {}
 
 func (x *FunctionCall) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[9]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +849,7 @@ func (x *FunctionCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionCall.ProtoReflect.Descriptor instead.
 func (*FunctionCall) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FunctionCall) GetName() string {
@@ -811,7 +885,7 @@ type ContentPart struct {
 
 func (x *ContentPart) Reset() {
 	*x = ContentPart{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[10]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +897,7 @@ func (x *ContentPart) String() string {
 func (*ContentPart) ProtoMessage() {}
 
 func (x *ContentPart) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[10]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +910,7 @@ func (x *ContentPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContentPart.ProtoReflect.Descriptor instead.
 func (*ContentPart) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ContentPart) GetType() string {
@@ -895,7 +969,7 @@ type ResponseError struct {
 
 func (x *ResponseError) Reset() {
 	*x = ResponseError{}
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[11]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +981,7 @@ func (x *ResponseError) String() string {
 func (*ResponseError) ProtoMessage() {}
 
 func (x *ResponseError) ProtoReflect() protoreflect.Message {
-	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[11]
+	mi := &file_trpc_bridge_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +994,7 @@ func (x *ResponseError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseError.ProtoReflect.Descriptor instead.
 func (*ResponseError) Descriptor() ([]byte, []int) {
-	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_trpc_bridge_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ResponseError) GetType() string {
@@ -976,7 +1050,7 @@ const file_trpc_bridge_v1_agent_proto_rawDesc = "" +
 	"message_id\x18\x06 \x01(\tR\tmessageId\x12=\n" +
 	"\x18interaction_spec_version\x18\a \x01(\tH\x00R\x16interactionSpecVersion\x88\x01\x01\x123\n" +
 	"\bmetadata\x18\b \x01(\v2\x17.google.protobuf.StructR\bmetadataB\x1b\n" +
-	"\x19_interaction_spec_version\"\x9a\x04\n" +
+	"\x19_interaction_spec_version\"\xc7\x04\n" +
 	"\n" +
 	"AgentEvent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
@@ -993,10 +1067,15 @@ const file_trpc_bridge_v1_agent_proto_rawDesc = "" +
 	"\rinvocation_id\x18\n" +
 	" \x01(\tR\finvocationId\x12\x19\n" +
 	"\bevent_id\x18\v \x01(\tR\aeventId\x128\n" +
-	"\ttimestamp\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x1aY\n" +
+	"\ttimestamp\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n" +
+	"\x05usage\x18\r \x01(\v2\x15.trpc_bridge.v1.UsageR\x05usage\x1aY\n" +
 	"\x0fStateDeltaEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
-	"\x05value\x18\x02 \x01(\v2\x1a.trpc_bridge.v1.StateValueR\x05value:\x028\x01\"1\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.trpc_bridge.v1.StateValueR\x05value:\x028\x01\"|\n" +
+	"\x05Usage\x12#\n" +
+	"\rprompt_tokens\x18\x01 \x01(\x03R\fpromptTokens\x12+\n" +
+	"\x11completion_tokens\x18\x02 \x01(\x03R\x10completionTokens\x12!\n" +
+	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\"1\n" +
 	"\n" +
 	"StateValue\x12\x19\n" +
 	"\x05value\x18\x01 \x01(\fH\x00R\x05value\x88\x01\x01B\b\n" +
@@ -1054,47 +1133,49 @@ func file_trpc_bridge_v1_agent_proto_rawDescGZIP() []byte {
 	return file_trpc_bridge_v1_agent_proto_rawDescData
 }
 
-var file_trpc_bridge_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_trpc_bridge_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_trpc_bridge_v1_agent_proto_goTypes = []any{
 	(*DescribeRequest)(nil),       // 0: trpc_bridge.v1.DescribeRequest
 	(*Skill)(nil),                 // 1: trpc_bridge.v1.Skill
 	(*AgentInfo)(nil),             // 2: trpc_bridge.v1.AgentInfo
 	(*AgentRequest)(nil),          // 3: trpc_bridge.v1.AgentRequest
 	(*AgentEvent)(nil),            // 4: trpc_bridge.v1.AgentEvent
-	(*StateValue)(nil),            // 5: trpc_bridge.v1.StateValue
-	(*Choice)(nil),                // 6: trpc_bridge.v1.Choice
-	(*ChatMessage)(nil),           // 7: trpc_bridge.v1.ChatMessage
-	(*ToolCall)(nil),              // 8: trpc_bridge.v1.ToolCall
-	(*FunctionCall)(nil),          // 9: trpc_bridge.v1.FunctionCall
-	(*ContentPart)(nil),           // 10: trpc_bridge.v1.ContentPart
-	(*ResponseError)(nil),         // 11: trpc_bridge.v1.ResponseError
-	nil,                           // 12: trpc_bridge.v1.AgentEvent.StateDeltaEntry
-	(*structpb.Struct)(nil),       // 13: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
+	(*Usage)(nil),                 // 5: trpc_bridge.v1.Usage
+	(*StateValue)(nil),            // 6: trpc_bridge.v1.StateValue
+	(*Choice)(nil),                // 7: trpc_bridge.v1.Choice
+	(*ChatMessage)(nil),           // 8: trpc_bridge.v1.ChatMessage
+	(*ToolCall)(nil),              // 9: trpc_bridge.v1.ToolCall
+	(*FunctionCall)(nil),          // 10: trpc_bridge.v1.FunctionCall
+	(*ContentPart)(nil),           // 11: trpc_bridge.v1.ContentPart
+	(*ResponseError)(nil),         // 12: trpc_bridge.v1.ResponseError
+	nil,                           // 13: trpc_bridge.v1.AgentEvent.StateDeltaEntry
+	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
 }
 var file_trpc_bridge_v1_agent_proto_depIdxs = []int32{
 	1,  // 0: trpc_bridge.v1.AgentInfo.skills:type_name -> trpc_bridge.v1.Skill
-	10, // 1: trpc_bridge.v1.AgentRequest.content_parts:type_name -> trpc_bridge.v1.ContentPart
-	13, // 2: trpc_bridge.v1.AgentRequest.metadata:type_name -> google.protobuf.Struct
-	6,  // 3: trpc_bridge.v1.AgentEvent.choices:type_name -> trpc_bridge.v1.Choice
-	11, // 4: trpc_bridge.v1.AgentEvent.error:type_name -> trpc_bridge.v1.ResponseError
-	12, // 5: trpc_bridge.v1.AgentEvent.state_delta:type_name -> trpc_bridge.v1.AgentEvent.StateDeltaEntry
-	14, // 6: trpc_bridge.v1.AgentEvent.timestamp:type_name -> google.protobuf.Timestamp
-	7,  // 7: trpc_bridge.v1.Choice.message:type_name -> trpc_bridge.v1.ChatMessage
-	7,  // 8: trpc_bridge.v1.Choice.delta:type_name -> trpc_bridge.v1.ChatMessage
-	8,  // 9: trpc_bridge.v1.ChatMessage.tool_calls:type_name -> trpc_bridge.v1.ToolCall
-	10, // 10: trpc_bridge.v1.ChatMessage.content_parts:type_name -> trpc_bridge.v1.ContentPart
-	9,  // 11: trpc_bridge.v1.ToolCall.function:type_name -> trpc_bridge.v1.FunctionCall
-	5,  // 12: trpc_bridge.v1.AgentEvent.StateDeltaEntry.value:type_name -> trpc_bridge.v1.StateValue
-	3,  // 13: trpc_bridge.v1.AgentHost.Run:input_type -> trpc_bridge.v1.AgentRequest
-	0,  // 14: trpc_bridge.v1.AgentHost.Describe:input_type -> trpc_bridge.v1.DescribeRequest
-	4,  // 15: trpc_bridge.v1.AgentHost.Run:output_type -> trpc_bridge.v1.AgentEvent
-	2,  // 16: trpc_bridge.v1.AgentHost.Describe:output_type -> trpc_bridge.v1.AgentInfo
-	15, // [15:17] is the sub-list for method output_type
-	13, // [13:15] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	11, // 1: trpc_bridge.v1.AgentRequest.content_parts:type_name -> trpc_bridge.v1.ContentPart
+	14, // 2: trpc_bridge.v1.AgentRequest.metadata:type_name -> google.protobuf.Struct
+	7,  // 3: trpc_bridge.v1.AgentEvent.choices:type_name -> trpc_bridge.v1.Choice
+	12, // 4: trpc_bridge.v1.AgentEvent.error:type_name -> trpc_bridge.v1.ResponseError
+	13, // 5: trpc_bridge.v1.AgentEvent.state_delta:type_name -> trpc_bridge.v1.AgentEvent.StateDeltaEntry
+	15, // 6: trpc_bridge.v1.AgentEvent.timestamp:type_name -> google.protobuf.Timestamp
+	5,  // 7: trpc_bridge.v1.AgentEvent.usage:type_name -> trpc_bridge.v1.Usage
+	8,  // 8: trpc_bridge.v1.Choice.message:type_name -> trpc_bridge.v1.ChatMessage
+	8,  // 9: trpc_bridge.v1.Choice.delta:type_name -> trpc_bridge.v1.ChatMessage
+	9,  // 10: trpc_bridge.v1.ChatMessage.tool_calls:type_name -> trpc_bridge.v1.ToolCall
+	11, // 11: trpc_bridge.v1.ChatMessage.content_parts:type_name -> trpc_bridge.v1.ContentPart
+	10, // 12: trpc_bridge.v1.ToolCall.function:type_name -> trpc_bridge.v1.FunctionCall
+	6,  // 13: trpc_bridge.v1.AgentEvent.StateDeltaEntry.value:type_name -> trpc_bridge.v1.StateValue
+	3,  // 14: trpc_bridge.v1.AgentHost.Run:input_type -> trpc_bridge.v1.AgentRequest
+	0,  // 15: trpc_bridge.v1.AgentHost.Describe:input_type -> trpc_bridge.v1.DescribeRequest
+	4,  // 16: trpc_bridge.v1.AgentHost.Run:output_type -> trpc_bridge.v1.AgentEvent
+	2,  // 17: trpc_bridge.v1.AgentHost.Describe:output_type -> trpc_bridge.v1.AgentInfo
+	16, // [16:18] is the sub-list for method output_type
+	14, // [14:16] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_trpc_bridge_v1_agent_proto_init() }
@@ -1103,17 +1184,17 @@ func file_trpc_bridge_v1_agent_proto_init() {
 		return
 	}
 	file_trpc_bridge_v1_agent_proto_msgTypes[3].OneofWrappers = []any{}
-	file_trpc_bridge_v1_agent_proto_msgTypes[5].OneofWrappers = []any{}
 	file_trpc_bridge_v1_agent_proto_msgTypes[6].OneofWrappers = []any{}
-	file_trpc_bridge_v1_agent_proto_msgTypes[10].OneofWrappers = []any{}
+	file_trpc_bridge_v1_agent_proto_msgTypes[7].OneofWrappers = []any{}
 	file_trpc_bridge_v1_agent_proto_msgTypes[11].OneofWrappers = []any{}
+	file_trpc_bridge_v1_agent_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trpc_bridge_v1_agent_proto_rawDesc), len(file_trpc_bridge_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
