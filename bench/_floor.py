@@ -47,11 +47,10 @@ class _Replay(asyncio.Protocol):
     def __init__(self, chunks: list[bytes]) -> None:
         self.chunks = chunks
         self.buffer = b""
-        self.transport: asyncio.Transport | None = None
+        self.transport: asyncio.WriteTransport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is no asyncio.Transport
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data

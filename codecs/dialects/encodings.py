@@ -29,7 +29,6 @@ from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, Ta
 
 from trpc_bridge.codecs.dialects.adk_parts import adk_part
 from trpc_bridge.codecs.dialects.detect import ClientFramework, detect_caller
-from trpc_bridge.codecs.dialects.text import META_PARTIAL
 from trpc_bridge.codecs.encoding import EncodingRequest, RunFrame, RunTarget
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
