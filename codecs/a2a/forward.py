@@ -9,10 +9,12 @@ the door). Nothing is decoded to agent events and encoded again:
   or null metadata) becomes a :class:`~trpc_bridge.codecs.a2a.text_delta.TextDelta` of a
   run interned here, as the stream encoder makes them: a door that asked for text deltas
   writes it from its run's bytes, the others get its protobuf;
-- every other frame becomes its protobuf through a2a-sdk's 0.3 models (a Task frame:
-  its status and one artifact update per artifact); ``"parts": null`` (Go's empty
-  list) is an empty list, and a part of a kind A2A 0.3 does not have is left out (as
-  the decoder leaves it out: no frame can carry it);
+- every other frame becomes its protobuf: read straight from the JSON when it is in the
+  plain shape (:mod:`~trpc_bridge.codecs.a2a.json03_read`), else through a2a-sdk's 0.3
+  models (the same protobuf); a Task frame is its status and one artifact update per
+  artifact; ``"parts": null`` (Go's empty list) is an empty list, and a part of a kind
+  A2A 0.3 does not have is left out (as the decoder leaves it out: no frame can carry
+  it);
 - the upstream's ``submitted`` status is left out: this server published its own when
   it accepted the task;
 - thinking and error text are masked by the redaction policy, as the runner masks the
@@ -39,6 +41,7 @@ from a2a.compat.v0_3.conversions import (
 )
 from a2a.types import TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 
+from trpc_bridge.codecs.a2a import json03_read
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
 from trpc_bridge.codecs.encoding import EncodeOptions, RunFrame, StreamFrame
 from trpc_bridge.codecs.errors import CodecError
@@ -285,6 +288,7 @@ class Forwarder:
     def _artifact(self, result: dict[str, Any]) -> TaskArtifactUpdateEvent:
         _lists(result.get("artifact"), "parts")
         return _converted(
+            json03_read.artifact_update,
             to_core_task_artifact_update_event,
             types_v03.TaskArtifactUpdateEvent,
             self._ids(result),
@@ -299,6 +303,7 @@ class Forwarder:
             self.state = state
             return []  # this server's own submitted status went out when it accepted
         frame = _converted(
+            json03_read.status_update,
             to_core_task_status_update_event,
             types_v03.TaskStatusUpdateEvent,
             self._ids(result),
@@ -313,7 +318,7 @@ class Forwarder:
 
     def _message(self, result: dict[str, Any]) -> StreamFrame:
         self._message_ids(result)
-        return _converted(to_core_message, types_v03.Message, result)
+        return _converted(json03_read.message, to_core_message, types_v03.Message, result)
 
     def _task(self, result: dict[str, Any]) -> list[RunFrame]:
         """A Task frame: its status, then each artifact as an update (the history is
@@ -326,7 +331,7 @@ class Forwarder:
         status = result.get("status")
         if isinstance(status, dict):
             self._message_ids(status.get("message"))
-        task = _converted(to_core_task, types_v03.Task, result)
+        task = _converted(None, to_core_task, types_v03.Task, result)
         frames: list[RunFrame] = [
             TaskArtifactUpdateEvent(
                 task_id=self.task_id, context_id=self.context_id, artifact=artifact
@@ -381,8 +386,19 @@ def _response_id(result: dict[str, Any], artifact: dict[str, Any], metadata: Any
     return response if isinstance(response, str) else ""
 
 
-def _converted(convert: Callable[[Any], T], model: type[Any], document: Mapping[str, Any]) -> T:
-    """``document`` validated as a2a-sdk's 0.3 ``model`` and converted to protobuf."""
+def _converted(
+    read: Callable[[Any], T] | None,
+    convert: Callable[[Any], T],
+    model: type[Any],
+    document: Mapping[str, Any],
+) -> T:
+    """``document`` read straight (``read``) when plain, else validated as a2a-sdk's 0.3
+    ``model`` and converted to protobuf: the same protobuf either way."""
+    if read is not None:
+        try:
+            return read(document)
+        except json03_read.NotPlain:
+            pass
     try:
         return convert(model.model_validate(document))
     except Exception as exc:  # pydantic's ValidationError, protobuf's limits
