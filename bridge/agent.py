@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from trpc_bridge.events import AgentEvent, AgentRequest
-
-if TYPE_CHECKING:  # the codecs import this module's Skill
-    from trpc_bridge.codecs.encoding import RelayItem, RelayOffer
 
 log = logging.getLogger("trpc_bridge.agent")
 
@@ -38,10 +35,7 @@ class Agent(Protocol):
     their ``execute_tool`` spans; the bridge then records none (:func:`tools_run_elsewhere`).
     ``forwards_caller_token = True`` asks for the caller's bearer token in
     ``AgentRequest.caller_token`` (a proxy that forwards it upstream); no other agent
-    gets it (:func:`forwards_caller_token`). ``relays(offer)`` and
-    ``relay(request, offer)``: the agent can hand over the run's frames as an upstream
-    wrote them, instead of events, when the upstream speaks the caller's wire and
-    encoding (a proxy: ``RemoteAgent.relay``; :func:`relay_of`).
+    gets it (:func:`forwards_caller_token`).
 
     Optional: ``meters_own_tokens = True`` says the agent's own client call records the
     token usage of its events (a remote agent, through
@@ -90,19 +84,7 @@ def forwards_caller_token(agent: Agent) -> bool:
     return bool(getattr(agent, "forwards_caller_token", False))
 
 
-def relay_of(
-    agent: Agent, offer: RelayOffer
-) -> Callable[[AgentRequest], AsyncIterator[RelayItem]] | None:
-    """How ``agent`` relays a run for ``offer`` (see :class:`Agent`), or None: it runs
-    for events."""
-    relays = getattr(agent, "relays", None)
-    if relays is None or not relays(offer):
-        return None
-    relay: Callable[[AgentRequest, RelayOffer], AsyncIterator[RelayItem]] = agent.relay  # type: ignore[attr-defined]
-    return lambda request: relay(request, offer)
-
-
-async def close_events(events: AsyncIterator[Any]) -> None:
+async def close_events(events: AsyncIterator[AgentEvent]) -> None:
     """Stop an agent's run: close its event iterator if it can be closed (async
     generators can; a plain iterator has nothing to stop)."""
     aclose = getattr(events, "aclose", None)

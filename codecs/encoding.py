@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -93,23 +93,6 @@ class RunTarget:
     #: The door takes :class:`TextDelta` frames (one that writes 0.3 JSON itself, asking
     #: for them when it starts the run); otherwise every frame is protobuf.
     text_deltas: bool = False
-
-
-@dataclass(frozen=True)
-class RelayOffer:
-    """A streamed run whose frames an agent may make itself, without events: a proxy
-    whose upstream speaks the caller's wire and ``encoding`` forwards the upstream's
-    frames (``docs/wire-spec.md`` §4.5). Offered only when nothing else (an overlay)
-    writes frames beside the encoding's."""
-
-    #: The name of the encoding the caller gets.
-    encoding: str
-    run: RunTarget
-
-
-#: What a relaying agent yields: frames as they are, or an event for the run's encoder
-#: to write (a failure the agent reports itself).
-RelayItem = Sequence[RunFrame] | AgentEvent
 
 
 class StreamEncoding(Protocol):
@@ -265,20 +248,14 @@ def register_overlay(overlay: Overlay) -> None:
     registry[overlay.name] = overlay
 
 
-def stream_encoding(
-    policy: str, request: EncodingRequest, run: RunTarget
-) -> tuple[StreamEncoding, RelayOffer | None]:
+def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> StreamEncoding:
     """The stream encoder for one request: the selected encoding's, wrapped by every
-    overlay that accepts the request; and, when no overlay wraps it, the offer of the
-    run to an agent that can relay it (:class:`RelayOffer`)."""
-    encoding = select_encoding(policy, request)
-    encoder = encoding.stream(run)
-    offer: RelayOffer | None = RelayOffer(encoding.name, run)
+    overlay that accepts the request."""
+    encoder = select_encoding(policy, request).stream(run)
     for overlay in _overlay_registry().values():
         if overlay.accepts(request):
             encoder = overlay.wrap(encoder, run)
-            offer = None
-    return encoder, offer
+    return encoder
 
 
 def fill_required_parts(item: StreamFrame | Task) -> None:

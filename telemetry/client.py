@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, MutableMapping
 from contextlib import contextmanager
-from typing import TypeVar
 
 from a2a.client import ClientCallContext
 from a2a.client.interceptors import AfterArgs, BeforeArgs, ClientCallInterceptor
@@ -39,9 +38,6 @@ from trpc_bridge.telemetry.tools import ToolSpans
 
 #: ``ClientCallContext.state`` key holding the OTel context to propagate for that call.
 OTEL_CONTEXT_STATE_KEY = "trpc_bridge.otel_context"
-
-#: An event, or what a relaying proxy yields (frames, or an event).
-Item = TypeVar("Item")
 
 
 def inject_headers(
@@ -165,7 +161,7 @@ def invoke_agent_span(
 
 
 def trace_remote_run(
-    events: AsyncIterator[Item],
+    events: AsyncIterator[AgentEvent],
     agent_name: str,
     request: AgentRequest,
     *,
@@ -174,10 +170,9 @@ def trace_remote_run(
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
     meter_provider: MeterProvider | None = None,
-) -> AsyncIterator[Item]:
+) -> AsyncIterator[AgentEvent]:
     """A remote agent's event stream inside its ``invoke_agent`` CLIENT span, timed as
-    ``gen_ai.client.operation.duration`` when metrics are on (or a relaying proxy's
-    stream of frames: the events among them are observed).
+    ``gen_ai.client.operation.duration`` when metrics are on.
 
     The one-line hook for a remote-agent client: wrap the generator that sends the
     request and decodes the answer. The span's context is current only while that
@@ -207,7 +202,7 @@ def trace_remote_run(
 
 
 async def _stepped(
-    events: AsyncIterator[Item],
+    events: AsyncIterator[AgentEvent],
     agent_name: str,
     request: AgentRequest,
     *,
@@ -215,7 +210,7 @@ async def _stepped(
     protocol_version: str,
     tracer_provider: trace.TracerProvider | None,
     record_content: bool | None,
-) -> AsyncGenerator[Item, None]:
+) -> AsyncGenerator[AgentEvent, None]:
     call = AgentCall(
         transport=transport,
         protocol_version=protocol_version,
@@ -239,8 +234,7 @@ async def _stepped(
                     return
                 finally:
                     otel_context.detach(token)
-                if isinstance(event, AgentEvent):
-                    invocation.observe(event)
+                invocation.observe(event)
                 yield event
         finally:
             token = otel_context.attach(invocation.context)
@@ -251,12 +245,11 @@ async def _stepped(
 
 
 async def _metered(
-    events: AsyncIterator[Item], call: ClientCallMeter
-) -> AsyncGenerator[Item, None]:
+    events: AsyncIterator[AgentEvent], call: ClientCallMeter
+) -> AsyncGenerator[AgentEvent, None]:
     try:
         async for event in events:
-            if isinstance(event, AgentEvent):
-                call.observe(event)
+            call.observe(event)
             yield event
     finally:
         call.end()

@@ -453,17 +453,6 @@ class RunMeter:
         if error is not None and event.is_terminal_error():
             self._error = error_type(error.type)
 
-    def observe_frames(self, frames: int, deltas: int) -> None:
-        """A relayed batch of ``frames`` (a proxy's same-dialect relay: no events), of
-        which ``deltas`` are text deltas: each a written event, each delta a run delta."""
-        self._events += frames
-        if self._streamed and deltas:
-            now = time.perf_counter()
-            if not self._deltas:
-                self._first = now
-            self._last = now
-            self._deltas += deltas
-
     def end(self, *, cancelled: bool = False) -> None:
         """Record the run; ``cancelled``: it was stopped before its end (a consumer that
         stops reading after a final event, ``done``, has not cancelled anything)."""

@@ -51,7 +51,7 @@ _METHODS = {
 }
 
 
-def message_json(message: Message, version: str) -> dict[str, Any]:
+def _message_json(message: Message, version: str) -> dict[str, Any]:
     if version == "0.3":
         return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
     as_dict: dict[str, Any] = MessageToDict(message)
@@ -69,7 +69,7 @@ def stream_result(data: str, method: str) -> Frame | None:
         return None
     if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
         return _stream_frame(envelope, method)  # a bare result, without the JSON-RPC envelope
-    return _stream_frame(rpc_result(envelope, method), method)
+    return _stream_frame(_result(envelope, method), method)
 
 
 def _stream_frame(result: Any, method: str) -> Frame | None:
@@ -88,7 +88,7 @@ def _response_json(response: httpx.Response, method: str) -> Any:
         raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
 
 
-def rpc_result(envelope: Any, method: str) -> Any:
+def _result(envelope: Any, method: str) -> Any:
     """The ``result`` of a JSON-RPC response, or :class:`RemoteCallError`."""
     if not isinstance(envelope, Mapping):
         raise RemoteCallError(f"{method}: response is not a JSON-RPC object")
@@ -134,12 +134,12 @@ class JsonRpcTransport:
             raise RemoteCallError(
                 f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
             ) from exc
-        return rpc_result(_response_json(response, method), method)
+        return _result(_response_json(response, method), method)
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
     ) -> Frame:
-        params: dict[str, Any] = {"message": message_json(message, self._endpoint.version)}
+        params: dict[str, Any] = {"message": _message_json(message, self._endpoint.version)}
         if return_immediately:
             params["configuration"] = (
                 {"blocking": False}
@@ -155,7 +155,7 @@ class JsonRpcTransport:
         await self._call("cancel", {"id": task_id}, headers)
 
     def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
-        params = {"message": message_json(message, self._endpoint.version)}
+        params = {"message": _message_json(message, self._endpoint.version)}
         return self._stream("stream", params, headers)
 
     def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
@@ -185,7 +185,7 @@ class JsonRpcTransport:
                 await response.aread()
                 envelope = _response_json(response, method)
                 # A server may answer with a single result.
-                frame = _stream_frame(rpc_result(envelope, method), method)
+                frame = _stream_frame(_result(envelope, method), method)
                 if frame is not None:
                     yield frame
                 return

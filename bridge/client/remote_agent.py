@@ -26,7 +26,6 @@ import httpx
 from a2a.types import Message
 from opentelemetry.trace import TracerProvider
 
-from trpc_bridge import redaction
 from trpc_bridge.agent import Skill
 from trpc_bridge.client.auth_headers import OutboundAuth, check_destination
 from trpc_bridge.client.card import (
@@ -45,31 +44,20 @@ from trpc_bridge.client.credentials import (
     token_source,
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
-from trpc_bridge.client.jsonrpc import JsonRpcTransport, message_json
+from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
-from trpc_bridge.client.relay_stream import stream_results
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
-from trpc_bridge.codecs.a2a.forward import Forwarder
 from trpc_bridge.codecs.a2a.frames import Frame, TaskFrame, as_list, as_map, as_str
 from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder, decode_any_result
-from trpc_bridge.codecs.encoding import (
-    EncodeOptions,
-    RelayItem,
-    RelayOffer,
-    RunFrame,
-    RunTarget,
-    WireVersion,
-)
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
 from trpc_bridge.codecs.trpc.decode import DataPartMapper
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
-from trpc_bridge.codecs.trpc.runs import TRPC
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id, new_uuid
+from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
@@ -82,9 +70,6 @@ _CANCEL_TIMEOUT = 5.0
 _UNARY_TASK_TIMEOUT = 300.0
 _UNARY_POLL_MAX = 1.0
 _PENDING_STATES = frozenset({"submitted", "working"})
-#: The options a trpc-dialect upstream writes with by default: what a caller must get
-#: for its frames to be relayed (with trpc's encoding).
-_DEFAULT_ENCODE = EncodeOptions()
 
 
 def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
@@ -380,7 +365,9 @@ class RemoteAgent:
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
-            yield self._stream_failed(exc, request)
+            yield run_error_event(
+                f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
+            )
             return
         finally:
             if owned and not completed and decoder.task_id and not decoder.finished:
@@ -389,11 +376,6 @@ class RemoteAgent:
         if decoder.ended_early():
             async for event in self._recover(decoder, tap, request, headers):
                 yield event
-
-    def _stream_failed(self, exc: RemoteCallError, request: AgentRequest) -> AgentEvent:
-        return run_error_event(
-            f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
-        )
 
     async def _cancel(self, task_id: str, headers: Mapping[str, str]) -> None:
         with contextlib.suppress(RemoteCallError, asyncio.TimeoutError):
@@ -419,89 +401,6 @@ class RemoteAgent:
             yield run_error_event(
                 f"A2A stream from {self.endpoint.url} ended before task {decoder.task_id} "
                 f"reached an end state (last state: {decoder.state})",
-                request,
-                self.name,
-            )
-
-    # --- relaying ---------------------------------------------------------------------
-
-    def relays(self, offer: RelayOffer) -> bool:
-        """The caller gets what the upstream speaks (``docs/wire-spec.md`` §4.5): trpc's
-        encoding on the A2A 0.3 wire, written with the default options, from a 0.3
-        JSON-RPC upstream asked for trpc's encoding (no progress, no data-part mappers,
-        streaming). Then :meth:`relay` runs it; else the run goes through events."""
-        return (
-            offer.encoding == TRPC.name
-            and offer.run.wire is WireVersion.V0_3
-            and offer.run.options == _DEFAULT_ENCODE
-            and self.trpc_dialect
-            and self._stream
-            and not self.progress
-            and not self._mappers
-            and self.endpoint.binding == TRANSPORT_JSONRPC
-            and self.endpoint.version == "0.3"
-        )
-
-    def relay(self, request: AgentRequest, offer: RelayOffer) -> AsyncIterator[RelayItem]:
-        """The run's frames as the upstream writes them, only the ids this server's
-        (an offer :meth:`relays` takes)."""
-        return trace_remote_run(
-            self._relay(request, offer.run),
-            self.name,
-            request,
-            transport=self.endpoint.binding,
-            protocol_version=self.endpoint.version,
-            tracer_provider=self._tracer_provider,
-        )
-
-    async def _relay(self, request: AgentRequest, run: RunTarget) -> AsyncIterator[RelayItem]:
-        # Headers are made here, inside the invoke_agent span, so they carry its context.
-        try:
-            headers = await self._request_headers(request)
-        except RemoteCallError as exc:
-            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
-            return
-        params = {"message": message_json(self._message(request), self.endpoint.version)}
-        body = {"jsonrpc": "2.0", "id": new_uuid(), "method": "message/stream", "params": params}
-        forwarder = Forwarder(run.task_id, run.context_id, redaction.current())
-        completed = False
-        try:
-            results = stream_results(self._http, self.endpoint.url, body, headers)
-            async with contextlib.aclosing(results):
-                async for batch in results:
-                    known = forwarder.upstream_task_id
-                    frames: list[RunFrame] = []
-                    for result in batch:
-                        try:
-                            frames += forwarder.frames(result)
-                        except CodecError as exc:
-                            log.warning("skipping unreadable frame from %s: %s", self.name, exc)
-                        if forwarder.ended:
-                            break
-                    if forwarder.upstream_task_id != known:
-                        annotate_current_span(task_id=forwarder.upstream_task_id)
-                    if frames:
-                        yield frames
-                    if forwarder.ended:
-                        break
-            completed = True
-        except RemoteCallError as exc:
-            completed = True  # the remote side is gone or refused: nothing to cancel
-            if held := forwarder.release():
-                yield held
-            yield self._stream_failed(exc, request)
-            return
-        finally:
-            if not completed and forwarder.upstream_task_id and not forwarder.ended:
-                # The consumer went away (aclose / cancellation): stop the remote task too.
-                await self._cancel(forwarder.upstream_task_id, headers)
-        if not forwarder.ended:
-            if held := forwarder.release():
-                yield held
-            yield run_error_event(
-                f"A2A stream from {self.endpoint.url} ended before task "
-                f"{forwarder.upstream_task_id} reached an end state (last state: "
-                f"{forwarder.state})",
                 request,
                 self.name,
             )

@@ -31,7 +31,6 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from a2a.server.tasks import TaskStore
 from opentelemetry.trace import SpanContext, TracerProvider
@@ -44,11 +43,9 @@ from trpc_bridge.agent import (
     close_events,
     forwards_caller_token,
     meters_own_tokens,
-    relay_of,
     tools_run_elsewhere,
 )
-from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import RelayItem, RelayOffer, StreamEncoding
+from trpc_bridge.codecs.encoding import StreamEncoding
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 from trpc_bridge.redaction import EventRedactor
 from trpc_bridge.server.auth.authenticator import AuthGate
@@ -100,12 +97,10 @@ class _RunTimedOut(Exception):
     pass
 
 
-#: What a run yields: the agent's events, or a relaying agent's frames.
-Item = TypeVar("Item", AgentEvent, RelayItem)
-
-
-async def _next_event(events: AsyncIterator[Item], deadline: float | None) -> Item | None:
-    """The agent's next item (None: it ended), awaited until ``deadline`` (loop time,
+async def _next_event(
+    events: AsyncIterator[AgentEvent], deadline: float | None
+) -> AgentEvent | None:
+    """The agent's next event (None: it ended), awaited until ``deadline`` (loop time,
     for the whole run): past it the agent is cancelled and :class:`_RunTimedOut` raised.
     The deadline can only fire while the agent is awaited, never inside the consumer."""
     if deadline is None:  # no run timeout: no timeout scope per event (~3 µs each)
@@ -175,7 +170,7 @@ class AgentRunner:
             principal=principal,
         )
 
-    def run(
+    async def run(
         self,
         request: AgentRequest,
         caller: IncomingCall,
@@ -193,24 +188,6 @@ class AgentRunner:
         the wire encoding the door writes the events in (a metrics attribute);
         ``streamed`` says whether the caller gets them as they come (a unary A2A call
         does not: no time to first token is measured)."""
-        return self._serve(
-            self.agent.run, request, caller, task_id, on_span, encoding=encoding, streamed=streamed
-        )
-
-    async def _serve(
-        self,
-        items: Callable[[AgentRequest], AsyncIterator[Item]],
-        request: AgentRequest,
-        caller: IncomingCall,
-        task_id: str,
-        on_span: Callable[[SpanContext], object] | None = None,
-        *,
-        encoding: str = "",
-        streamed: bool = True,
-    ) -> AsyncGenerator[Item, None]:
-        """What ``items(request)`` yields (the agent's events, or a relay's frames) the
-        same way for both: inside the SERVER span, redacted and metered, under the run
-        timeout, a failure as a ``run_error`` event, closed when the run ends."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -248,19 +225,13 @@ class AgentRunner:
             )
             if self._forwards_token:
                 request = request.model_copy(update={"caller_token": caller_bearer(caller)})
-            events = items(request)
+            events = self.agent.run(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             redactor = EventRedactor(redaction.current())
             ended = False  # the run came to its end (not stopped by its consumer)
             try:
                 while (event := await _next_event(events, deadline)) is not None:
-                    if not isinstance(event, AgentEvent):  # relayed frames, redacted there
-                        if meter is not None:
-                            deltas = sum(1 for frame in event if type(frame) is TextDelta)
-                            meter.observe_frames(len(event), deltas)
-                        yield event
-                        continue
                     for shown in redactor.events(event):
                         if tools is not None:
                             tools.observe(shown)
@@ -313,22 +284,10 @@ class AgentRunner:
         *,
         encoding: str = "",
         streamed: bool = True,
-        relay: RelayOffer | None = None,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
         ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
-        named ``encoding``) — or, when the agent takes the ``relay`` offer, as the agent
-        makes them (a proxy that forwards its upstream's frames), with ``encoder``
-        writing only what the run adds (a failure)."""
+        named ``encoding``)."""
         self.tasks.add(live)
-        relayed = relay_of(self.agent, relay) if relay is not None else None
-        run: AsyncGenerator[RelayItem, None]
-        if relayed is None:
-            run = self.run(
-                request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed
-            )
-        else:
-            run = self._serve(
-                relayed, request, caller, live.task_id, encoding=encoding, streamed=streamed
-            )
+        run = self.run(request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed)
         live.start(run, encoder, on_end)

@@ -242,7 +242,7 @@ def text_delta_to_json(delta: TextDelta) -> dict[str, Any]:
         part["metadata"] = dict(run.part_metadata)
     part["text"] = delta.text
     artifact: dict[str, Any] = {"artifactId": run.artifact_id}
-    if run.metadata and run.artifact_metadata:
+    if run.metadata:
         artifact["metadata"] = dict(run.metadata)
     artifact["parts"] = [part]
     out: dict[str, Any] = {

@@ -51,7 +51,6 @@ class TextRun:
         "_template",
         "append",
         "artifact_id",
-        "artifact_metadata",
         "context_id",
         "continuation",
         "json03",
@@ -68,7 +67,6 @@ class TextRun:
         append: bool,
         metadata: Mapping[str, Any],
         part_metadata: Mapping[str, Any] | None = None,
-        artifact_metadata: bool = True,
     ) -> None:
         self.task_id = task_id
         self.context_id = context_id
@@ -80,9 +78,6 @@ class TextRun:
         self.metadata = metadata
         #: The text part's metadata: the thought keys of reasoning, ``None`` for answer.
         self.part_metadata = part_metadata or None
-        #: The artifact carries a copy of the metadata (trpc's own frames; a frame
-        #: relayed from a server that leaves it out does not).
-        self.artifact_metadata = artifact_metadata
         #: The run of the deltas that continue this one (``append``, the rest the same).
         self.continuation: TextRun = self if append else self._appended()
         #: What the 0.3 JSON writer keeps for this run (``json03.StreamWriter``).
@@ -97,7 +92,6 @@ class TextRun:
             "artifact_id",
             "metadata",
             "part_metadata",
-            "artifact_metadata",
         ):
             setattr(run, name, getattr(self, name))
         run.append = True
@@ -113,7 +107,6 @@ class TextRun:
             and other.artifact_id == self.artifact_id
             and other.metadata == self.metadata
             and other.part_metadata == self.part_metadata
-            and other.artifact_metadata == self.artifact_metadata
             and other.task_id == self.task_id
             and other.context_id == self.context_id
         )
@@ -145,8 +138,7 @@ class TextRun:
         )
         if self.metadata:
             fill_struct(update.metadata, self.metadata)
-            if self.artifact_metadata:
-                update.artifact.metadata.CopyFrom(update.metadata)
+            update.artifact.metadata.CopyFrom(update.metadata)
         return update
 
 
@@ -187,11 +179,9 @@ class TextRuns:
         append: bool,
         metadata: Mapping[str, Any],
         part_metadata: Mapping[str, Any] | None,
-        *,
-        artifact_metadata: bool = True,
     ) -> TextRun:
         part = tuple(part_metadata.items()) if part_metadata else None
-        key = (artifact_id, tuple(metadata.items()), part, artifact_metadata)
+        key = (artifact_id, tuple(metadata.items()), part)
         try:
             run = self._runs.get(key)
         except TypeError:  # a dict in the metadata (a state delta): rare, not interned
@@ -202,7 +192,6 @@ class TextRuns:
                 append,
                 metadata,
                 part_metadata,
-                artifact_metadata,
             )
         if run is None:
             if len(self._runs) >= _MAX_RUNS:
@@ -214,6 +203,5 @@ class TextRuns:
                 False,
                 metadata,
                 part_metadata,
-                artifact_metadata,
             )
         return run.continuation if append else run

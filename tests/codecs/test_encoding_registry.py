@@ -13,7 +13,6 @@ from trpc_bridge.codecs import encoding as seam
 from trpc_bridge.codecs.encoding import (
     Encoding,
     EncodingRequest,
-    RelayOffer,
     RunFrame,
     RunTarget,
     StreamEncoding,
@@ -115,9 +114,7 @@ def test_registering_a_name_again_replaces_it() -> None:
 def test_a_registered_overlay_wraps_the_streams_it_accepts() -> None:
     register_overlay(Marker())
     run = RunTarget(task_id="t", context_id="c")
-    marked, marked_offer = stream_encoding("plain", EncodingRequest(headers={HEADER: "1"}), run)
-    plain, offer = stream_encoding("plain", EncodingRequest(), run)
+    marked = stream_encoding("plain", EncodingRequest(headers={HEADER: "1"}), run)
+    plain = stream_encoding("plain", EncodingRequest(), run)
     assert [f.message_id for f in marked.close() if isinstance(f, Message)][-1] == "marker"
     assert not any(isinstance(f, Message) and f.message_id == "marker" for f in plain.close())
-    # An overlay writes frames of its own beside the encoding's: no relay is offered.
-    assert marked_offer is None and offer == RelayOffer("plain", run)

@@ -114,9 +114,8 @@ def test_runner_completion_closes_open_tools_before_completed() -> None:
 def test_the_seam_wraps_only_for_callers_who_ask(
     request_: EncodingRequest, wrapped: bool, policy: str
 ) -> None:
-    encoder, offer = stream_encoding(policy, request_, RUN)
+    encoder = stream_encoding(policy, request_, RUN)
     assert isinstance(encoder, ProgressOverlay) == wrapped
-    assert (offer is None) == wrapped
     if wrapped:
         assert isinstance(encoder, ProgressOverlay)
         inner = select_encoding(policy, request_).stream(RUN)

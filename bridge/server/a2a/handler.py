@@ -307,7 +307,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     ) -> LiveTask:
         """Start the run as a stream into its live task (stored when it ends);
         ``subscriber``, when given, sees it from the first frame."""
-        encoder, relay = stream_encoding(
+        encoder = stream_encoding(
             self.options.negotiation, call.encoding_request, self._target(task_id, call)
         )
         live = self._live(task_id, call)
@@ -339,7 +339,6 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             encoder,
             self.registry.finish,
             encoding=name,
-            relay=relay,
         )
         return live
 

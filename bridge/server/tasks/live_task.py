@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import RelayItem, StreamEncoding, StreamFrame
+from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc.encode import task_status
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.tasks.interruption import interrupted_status
@@ -94,8 +94,6 @@ class LiveTask:
         #: Storing how the run ended failed (the caller was told so).
         self.save_failed = False
         self._interrupted: str | None = None
-        #: A frame that ends the run has been published.
-        self._ended = False
 
     @classmethod
     def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
@@ -123,18 +121,17 @@ class LiveTask:
 
     def start(
         self,
-        events: AsyncGenerator[RelayItem, None],
+        events: AsyncGenerator[AgentEvent, None],
         encoder: StreamEncoding,
         on_end: OnEnd | None = None,
     ) -> None:
         """Drive ``events`` through ``encoder`` in a background task, publishing every
-        frame (a relaying agent's frames as they come); ``on_end`` runs once the
-        producer has finished, however it finished."""
+        frame; ``on_end`` runs once the producer has finished, however it finished."""
         self._producer = asyncio.create_task(self._produce(events, encoder, on_end))
 
     async def _produce(
         self,
-        events: AsyncGenerator[RelayItem, None],
+        events: AsyncGenerator[AgentEvent, None],
         encoder: StreamEncoding,
         on_end: OnEnd | None,
     ) -> None:
@@ -143,15 +140,14 @@ class LiveTask:
                 async with contextlib.aclosing(events):
                     since_yield = 0
                     async for event in events:
-                        frames = encoder.encode(event) if isinstance(event, AgentEvent) else event
-                        for frame in frames:
+                        for frame in encoder.encode(event):
                             # The edge of the text deltas a door asked for: they never
                             # end a run (no settling) and go on as they are.
                             if type(frame) is TextDelta:
                                 self.publish_text(frame)
                             else:
                                 await self._emit(frame)  # type: ignore[arg-type]
-                        if encoder.done or self._ended:
+                        if encoder.done:
                             break
                         since_yield += 1
                         if since_yield == YIELD_EVERY:
@@ -159,9 +155,8 @@ class LiveTask:
                             # run before any writer (or other request) gets the loop.
                             since_yield = 0
                             await asyncio.sleep(0)
-                if not self._ended:  # a relayed run has published its end itself
-                    for frame in encoder.close():
-                        await self._emit(frame)
+                for frame in encoder.close():
+                    await self._emit(frame)
             except asyncio.CancelledError:  # tasks/cancel, the only listener left, shutdown
                 if self._interrupted is not None:
                     cut = interrupted_status(self.task_id, self.context_id, self._interrupted)
@@ -179,11 +174,7 @@ class LiveTask:
             await asyncio.shield(self._producer)
 
     async def _emit(self, frame: StreamFrame) -> None:
-        if not ends_run(frame):
-            self.publish(frame)
-            return
-        self._ended = True
-        if self.settle is None or self.settled:
+        if self.settle is None or self.settled or not ends_run(frame):
             self.publish(frame)
             return
         self.ending = True
