@@ -22,6 +22,8 @@ import json
 import math
 from typing import Any
 
+import orjson
+
 #: Deepest nesting accepted in a whole request body (a JSON-RPC envelope counts as one
 #: level). Every A2A message protobuf can parse fits; deeper bodies are refused here.
 MAX_DEPTH = 48
@@ -49,9 +51,36 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+#: Byte classes for :func:`_orjson_safe`: digits → ``0``, opening brackets → ``{``.
+_SHAPES = bytes(
+    0x30 if 0x30 <= b <= 0x39 else 0x7B if b in (0x5B, 0x7B) else 0x20 for b in range(256)
+)
+#: orjson reads an integer of more digits than this as a float (json keeps it exact).
+_LONG_NUMBER = b"0" * 19
+#: Fewer brackets than json's recursion limit: orjson cannot accept what json refuses.
+_FEW_BRACKETS = 900
+
+
+def _orjson_safe(data: bytes) -> bool:
+    """orjson reads ``data`` to the same value as :func:`json.loads` (or refuses it): no
+    digit run long enough to be an integer past 64 bits, nesting json can parse."""
+    shapes = data.translate(_SHAPES)
+    return _LONG_NUMBER not in shapes and shapes.count(b"{") < _FEW_BRACKETS
+
+
 def parse_json(body: bytes | str) -> Any:
     """``body`` as JSON (strict UTF-8, no ``NaN``/``Infinity``); raises
-    :class:`BodyError` with ``syntax=True``."""
+    :class:`BodyError` with ``syntax=True``.
+
+    orjson reads it first, where it gives exactly what the ``json`` path below gives (it
+    refuses ``NaN``, lone surrogates and invalid UTF-8, which the path below then
+    explains): about a third of the cost of a stream frame or a request body."""
+    data = body if isinstance(body, bytes) else body.encode("utf-8", "surrogatepass")
+    if _orjson_safe(data):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass  # the json path below says why (or, for a lone surrogate, accepts it)
     try:
         text = body if isinstance(body, str) else body.decode("utf-8")
     except UnicodeDecodeError as exc:

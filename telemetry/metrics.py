@@ -440,11 +440,7 @@ class RunMeter:
         if self._streamed and event.is_partial and event.choices:
             delta = event.choices[0].delta
             if delta.content or delta.reasoning_content:
-                now = time.perf_counter()
-                if not self._deltas:
-                    self._first = now
-                self._last = now
-                self._deltas += 1
+                self._delta()
         usage = event.usage
         if usage is not None and self._tokens and not event.is_partial:
             self._input_tokens += usage.prompt_tokens
@@ -452,6 +448,20 @@ class RunMeter:
         error = event.error
         if error is not None and event.is_terminal_error():
             self._error = error_type(error.type)
+
+    def relayed(self) -> None:
+        """What :meth:`observe` notes of a streamed text delta the proxy relayed without
+        making it an event (``server/proxying``)."""
+        self._events += 1
+        if self._streamed:
+            self._delta()
+
+    def _delta(self) -> None:
+        now = time.perf_counter()
+        if not self._deltas:
+            self._first = now
+        self._last = now
+        self._deltas += 1
 
     def end(self, *, cancelled: bool = False) -> None:
         """Record the run; ``cancelled``: it was stopped before its end (a consumer that

@@ -25,7 +25,7 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.errors import RemoteCallError, failure_text
-from trpc_bridge.client.sse import read_events
+from trpc_bridge.client.sse import read_data
 from trpc_bridge.codecs.a2a.frames import Frame, read_result
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.json_body import BodyError, parse_json
@@ -58,21 +58,30 @@ def _message_json(message: Message, version: str) -> dict[str, Any]:
     return as_dict
 
 
-def stream_result(data: str, method: str) -> Frame | None:
-    """The frame one SSE frame's ``data`` carries; ``None`` for a frame that is not JSON
-    or not an A2A result (trpc's reader skips those too; JSON nested past the parser's
-    depth is not JSON either). A JSON-RPC error frame raises :class:`RemoteCallError`:
-    Go's client skips error frames, the bridge reports the failed stream."""
+SKIPPED = object()
+
+
+def stream_envelope(data: bytes, method: str) -> Any:
+    """The result one SSE frame's ``data`` carries, as JSON; :data:`SKIPPED` for a frame
+    that is not JSON (trpc's reader skips those too; JSON nested past the parser's depth
+    is not JSON either). A JSON-RPC error frame raises :class:`RemoteCallError`: Go's
+    client skips error frames, the bridge reports the failed stream. The data is UTF-8, a
+    bad byte read as U+FFFD (as an SSE reader decodes the stream)."""
     try:
         envelope = parse_json(data)
     except BodyError:
-        return None
-    if isinstance(envelope, Mapping) and "jsonrpc" not in envelope and "error" not in envelope:
-        return _stream_frame(envelope, method)  # a bare result, without the JSON-RPC envelope
-    return _stream_frame(_result(envelope, method), method)
+        try:
+            envelope = parse_json(data.decode("utf-8", "replace"))
+        except BodyError:
+            return SKIPPED
+    # Parsed JSON: an object is a dict (``isinstance`` of an ABC costs ten times more).
+    if type(envelope) is dict and "jsonrpc" not in envelope and "error" not in envelope:
+        return envelope  # a bare result, without the JSON-RPC envelope
+    return result_of(envelope, method)
 
 
-def _stream_frame(result: Any, method: str) -> Frame | None:
+def stream_frame(result: Any, method: str) -> Frame | None:
+    """A streamed result read; None (with a warning) for one that is not an A2A result."""
     try:
         return read_result(result)
     except CodecError as exc:
@@ -80,17 +89,30 @@ def _stream_frame(result: Any, method: str) -> Frame | None:
         return None
 
 
-def _response_json(response: httpx.Response, method: str) -> Any:
+def stream_result(data: bytes, method: str) -> Frame | None:
+    """The frame one SSE frame's ``data`` carries (:func:`stream_envelope`); None for a
+    frame that is not JSON or not an A2A result."""
+    result = stream_envelope(data, method)
+    return None if result is SKIPPED else stream_frame(result, method)
+
+
+def response_json(content: bytes, status: int, content_type: str, method: str) -> Any:
+    """A whole JSON response body; :class:`RemoteCallError` when it is not JSON."""
     try:
-        return parse_json(response.content)
+        return parse_json(content)
     except BodyError:
-        kind = response.headers.get("content-type", "") or "no type"
-        raise RemoteCallError(f"{method}: HTTP {response.status_code} ({kind}), not JSON") from None
+        kind = content_type or "no type"
+        raise RemoteCallError(f"{method}: HTTP {status} ({kind}), not JSON") from None
 
 
-def _result(envelope: Any, method: str) -> Any:
-    """The ``result`` of a JSON-RPC response, or :class:`RemoteCallError`."""
-    if not isinstance(envelope, Mapping):
+def _response_json(response: httpx.Response, method: str) -> Any:
+    content_type = response.headers.get("content-type", "")
+    return response_json(response.content, response.status_code, content_type, method)
+
+
+def result_of(envelope: Any, method: str) -> Any:
+    """The ``result`` of a JSON-RPC response (parsed JSON), or :class:`RemoteCallError`."""
+    if type(envelope) is not dict:
         raise RemoteCallError(f"{method}: response is not a JSON-RPC object")
     error = envelope.get("error")
     if error is not None:
@@ -134,7 +156,7 @@ class JsonRpcTransport:
             raise RemoteCallError(
                 f"{method} to {self._endpoint.url} failed: {failure_text(exc)}"
             ) from exc
-        return _result(_response_json(response, method), method)
+        return result_of(_response_json(response, method), method)
 
     async def send(
         self, message: Message, headers: Mapping[str, str], *, return_immediately: bool = False
@@ -157,6 +179,17 @@ class JsonRpcTransport:
     def stream(self, message: Message, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         params = {"message": _message_json(message, self._endpoint.version)}
         return self._stream("stream", params, headers)
+
+    def stream_call(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
+        """The method, body and headers :meth:`stream` sends (for another HTTP client)."""
+        params = {"message": _message_json(message, self._endpoint.version)}
+        return (
+            self._methods["stream"],
+            self._body("stream", params),
+            self._headers(headers, "text/event-stream"),
+        )
 
     def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         return self._stream("subscribe", {"id": task_id}, headers)
@@ -185,12 +218,12 @@ class JsonRpcTransport:
                 await response.aread()
                 envelope = _response_json(response, method)
                 # A server may answer with a single result.
-                frame = _stream_frame(_result(envelope, method), method)
+                frame = stream_frame(result_of(envelope, method), method)
                 if frame is not None:
                     yield frame
                 return
-            async for event in read_events(response.aiter_lines()):
-                frame = stream_result(event.data, method)
+            async for data in read_data(response.aiter_bytes()):
+                frame = stream_result(data, method)
                 if frame is not None:
                     yield frame
         except httpx.HTTPError as exc:

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
 
 import httpx
 from a2a.types import Message
@@ -45,11 +46,20 @@ from trpc_bridge.client.credentials import (
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
+from trpc_bridge.client.lean_http import LeanHttp, direct
+from trpc_bridge.client.passthrough import Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
-from trpc_bridge.codecs.a2a.frames import Frame, TaskFrame, as_list, as_map, as_str
+from trpc_bridge.codecs.a2a.frames import (
+    Frame,
+    TaskFrame,
+    as_list,
+    as_map,
+    as_str,
+    read_result,
+)
 from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder, decode_any_result
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.tfrs import EXTENSION_URI, ProgressConsumer, ProgressMerger
@@ -105,6 +115,8 @@ class RemoteAgent:
         tracer_provider: TracerProvider | None = None,
         progress: bool = False,
         auth: OutboundAuth | None = None,
+        tls: ClientTls | None = None,
+        lean: bool = False,
     ) -> None:
         self.card = card
         self.endpoint = endpoint
@@ -130,6 +142,11 @@ class RemoteAgent:
         self.speaks_tfrs = any(
             as_map(e).get("uri") == EXTENSION_URI for e in as_list(capabilities.get("extensions"))
         )
+        self._tls = tls or ClientTls()
+        #: Streams are read with the lean client (``lean``: ``http`` is ours, a plain
+        #: client; JSON-RPC, no HTTP proxy on the way).
+        self._lean = lean and isinstance(transport, JsonRpcTransport) and direct(endpoint.url)
+        self._raw: RawResults | None = None
 
     @property
     def skills(self) -> Sequence[Skill]:
@@ -209,11 +226,15 @@ class RemoteAgent:
             tracer_provider=tracer_provider,
             progress=progress,
             auth=auth,
+            tls=tls,
+            lean=True,
         )
 
     async def aclose(self) -> None:
         await self._transport.aclose()
         await self._http.aclose()
+        if self._raw is not None:
+            await self._raw.aclose()
 
     async def __aenter__(self) -> RemoteAgent:
         return self
@@ -238,19 +259,38 @@ class RemoteAgent:
         inject_headers(headers)  # the caller's W3C trace context, if it has one
         return headers
 
+    @property
+    def passes_through(self) -> bool:
+        """A streamed run can take a :class:`~trpc_bridge.client.passthrough.Passthrough`:
+        the agent streams A2A 0.3 JSON-RPC in trpc's dialect, read with the lean client
+        (an agent made by :meth:`connect`, reached without an HTTP proxy), and no tfrs
+        progress is asked for."""
+        return (
+            self._lean
+            and self._stream
+            and self.trpc_dialect
+            and not self.progress
+            and self.endpoint.version == "0.3"
+        )
+
     def run(
         self,
         request: AgentRequest,
         *,
         stream: bool | None = None,
         progress: ProgressSink | None = None,
+        passthrough: Passthrough | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``).
-        ``progress`` receives each new tfrs progress item (and asks the agent for them)."""
+        ``progress`` receives each new tfrs progress item (and asks the agent for them).
+        ``passthrough`` sees each result of a streamed run first (when
+        :attr:`passes_through`; see :mod:`~trpc_bridge.client.passthrough`)."""
         streaming = self._stream if stream is None else stream
+        if passthrough is not None and not (streaming and progress is None and self.passes_through):
+            passthrough = None
         events = (
-            self._run_streaming(request, progress)
+            self._run_streaming(request, progress, passthrough)
             if streaming
             else self._run_unary(request, progress)
         )
@@ -312,8 +352,21 @@ class RemoteAgent:
             frame = await self._transport.get_task(frame.task_id, headers)
         return frame
 
+    def _raw_results(self) -> RawResults:
+        if self._raw is None:
+            assert isinstance(self._transport, JsonRpcTransport)
+            timeout = self._http.timeout
+            http = LeanHttp(
+                self.endpoint.url,
+                connect_timeout=timeout.connect,
+                idle_timeout=timeout.read,
+                ssl_context=self._tls.ssl_context(),
+            )
+            self._raw = RawResults(self._transport, self.endpoint.url, http)
+        return self._raw
+
     async def _run_streaming(
-        self, request: AgentRequest, sink: ProgressSink | None
+        self, request: AgentRequest, sink: ProgressSink | None, passthrough: Passthrough | None
     ) -> AsyncIterator[AgentEvent]:
         # Headers are made here, inside the invoke_agent span, so they carry its context.
         try:
@@ -322,13 +375,21 @@ class RemoteAgent:
             yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
             return
         message = self._message(request)
+        source = self._raw_results() if self._lean else self._transport
+
+        def open_stream() -> AsyncGenerator[Any, None]:
+            if passthrough is not None:
+                return self._raw_results().batches(message, headers)
+            return source.stream(message, headers)
+
         async with contextlib.aclosing(
             self._decode_stream(
-                lambda: self._transport.stream(message, headers),
+                open_stream,
                 request,
                 headers,
                 sink,
                 owned=True,
+                passthrough=passthrough,
             )
         ) as events:
             async for event in events:
@@ -336,40 +397,66 @@ class RemoteAgent:
 
     async def _decode_stream(
         self,
-        open_stream: Callable[[], AsyncGenerator[Frame, None]],
+        open_stream: Callable[[], AsyncGenerator[Any, None]],
         request: AgentRequest,
         headers: Mapping[str, str],
         sink: ProgressSink | None,
         *,
         owned: bool,
+        passthrough: Passthrough | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
-        """Decode one stream of results; ``owned``: the task is ours, so leaving early
-        cancels it (a subscription leaves the task running)."""
+        """Decode one stream of frames; ``owned``: the task is ours, so leaving early
+        cancels it (a subscription leaves the task running). With a ``passthrough`` the
+        stream is of batches of results as JSON (:meth:`RawResults.batches`): it takes
+        those it handles itself, the others are read and decoded."""
         decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
         tap = self._tap(request, sink)
         completed = False
+
+        def absorb() -> None:
+            """The decoder's state as if it had decoded the results ``passthrough`` took."""
+            for standing in passthrough.standing() if passthrough is not None else ():
+                with contextlib.suppress(CodecError):
+                    decoder.feed(tap.take(read_result(standing))[1])
+
+        def decode(frame: Frame) -> list[AgentEvent]:
+            known = decoder.task_id
+            progress_events, frame = tap.take(frame)
+            events = decoder.feed(frame)
+            if decoder.task_id != known:  # the invoke_agent span learns the task
+                annotate_current_span(task_id=decoder.task_id)
+            return progress_events + events
+
         try:
-            async with contextlib.aclosing(open_stream()) as frames:
-                async for frame in frames:
-                    known = decoder.task_id
-                    progress_events, frame = tap.take(frame)
-                    for event in progress_events:
-                        yield event
-                    events = decoder.feed(frame)
-                    if decoder.task_id != known:  # the invoke_agent span learns the task
-                        annotate_current_span(task_id=decoder.task_id)
-                    for event in events:
-                        yield event
+            async with contextlib.aclosing(open_stream()) as items:
+                async for item in items:
+                    if passthrough is None:
+                        for event in decode(item):
+                            yield event
+                        continue
+                    taken = False
+                    for result in item:  # a batch of results as JSON
+                        if passthrough.take(result):
+                            taken = True
+                            continue
+                        absorb()
+                        frame = self._raw_results().frame(result)
+                        for event in decode(frame) if frame is not None else ():
+                            yield event
+                    if taken:
+                        await passthrough.pace()
             completed = True
         except RemoteCallError as exc:
             completed = True  # the remote side is gone or refused: nothing to cancel
+            absorb()
             yield run_error_event(
                 f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
             )
             return
         finally:
+            absorb()
             if owned and not completed and decoder.task_id and not decoder.finished:
                 # The consumer went away (aclose / cancellation): stop the remote task too.
                 await self._cancel(decoder.task_id, headers)

@@ -22,6 +22,7 @@ from functools import cached_property
 from pathlib import Path
 
 import grpc
+import httpx
 
 from trpc_bridge.client.errors import RemoteAgentError
 
@@ -86,6 +87,10 @@ class ClientTls:
     def httpx_verify(self) -> ssl.SSLContext | bool:
         """``httpx``'s ``verify`` (never off), with the client certificate loaded."""
         return self._context or True
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The context httpx verifies with (for a client that is not httpx)."""
+        return httpx.create_ssl_context(verify=self.httpx_verify())
 
     def channel_factory(self, secure: bool) -> Callable[[str], grpc.aio.Channel]:
         """How to open a gRPC channel to a card's ``host:port``; ``secure``: the card came

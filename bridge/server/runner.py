@@ -52,6 +52,8 @@ from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.principal import Principal
 from trpc_bridge.server.auth.trusted_header import TrustedHeader
 from trpc_bridge.server.identity import unscreened, without_credentials
+from trpc_bridge.server.proxying.a2a_relay import a2a_relay_for
+from trpc_bridge.server.proxying.relay import RunSource
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
@@ -179,6 +181,7 @@ class AgentRunner:
         on_span: Callable[[SpanContext], object] | None = None,
         encoding: str = "",
         streamed: bool = True,
+        source: RunSource | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """The agent's events for ``request``; ends after a ``run_error`` event if the
         agent raises. Close it (``aclose``) or cancel its consumer to stop the agent.
@@ -187,7 +190,8 @@ class AgentRunner:
         off), for a door that names the run's trace to its caller. ``encoding`` names
         the wire encoding the door writes the events in (a metrics attribute);
         ``streamed`` says whether the caller gets them as they come (a unary A2A call
-        does not: no time to first token is measured)."""
+        does not: no time to first token is measured). ``source`` runs the agent instead of
+        its ``run``: the events of what a relay does not take (``server/proxying``)."""
         call = AgentCall(
             transport=caller.transport,
             protocol_version=caller.protocol_version,
@@ -225,7 +229,11 @@ class AgentRunner:
             )
             if self._forwards_token:
                 request = request.model_copy(update={"caller_token": caller_bearer(caller)})
-            events = self.agent.run(request)
+            if source is None:
+                events = self.agent.run(request)
+            else:
+                source.meter = meter
+                events = source.events(request)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.run_timeout if self.run_timeout > 0 else None
             redactor = EventRedactor(redaction.current())
@@ -287,7 +295,16 @@ class AgentRunner:
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
         ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
-        named ``encoding``)."""
+        named ``encoding``), or relayed from the agent's own when it streams what
+        ``encoder`` writes (``server/proxying``)."""
         self.tasks.add(live)
-        run = self.run(request, caller, task_id=live.task_id, encoding=encoding, streamed=streamed)
-        live.start(run, encoder, on_end)
+        relay = a2a_relay_for(self.agent, encoder, live)
+        run = self.run(
+            request,
+            caller,
+            task_id=live.task_id,
+            encoding=encoding,
+            streamed=streamed,
+            source=relay,
+        )
+        live.start(run, encoder if relay is None else relay.encoder, on_end)

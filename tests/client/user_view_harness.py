@@ -20,6 +20,7 @@ from trpc_bridge.cli.call import CallPrinter
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.client.card import ResolvedCard
 from trpc_bridge.client.jsonrpc import JsonRpcTransport, stream_result
+from trpc_bridge.client.sse import read_data
 from trpc_bridge.codecs.a2a.frames import Frame, read_result
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.message_aggregate import MessageAggregator
@@ -196,9 +197,8 @@ class Proxy:
         if caller.stream:
             frames = [
                 frame
-                for line in response.text.splitlines()
-                if line.startswith("data:")
-                and (frame := stream_result(line[len("data:") :].strip(), method)) is not None
+                async for data in read_data(response.aiter_bytes())
+                if (frame := stream_result(data, method)) is not None
             ]
             return stream_view(frames), frames
         result = read_result(response.json()["result"])

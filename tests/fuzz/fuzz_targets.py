@@ -99,7 +99,7 @@ def _progress(result: Any) -> object:
 
 
 def _client_frame(body: bytes) -> object:
-    return stream_result(body.decode("utf-8", "replace"), "message/stream")
+    return stream_result(body, "message/stream")
 
 
 TARGETS: list[FuzzTarget] = [

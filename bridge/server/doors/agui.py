@@ -19,13 +19,21 @@ response headers have gone, so a header cannot carry it). A client that started 
 of its own, such as the playground page, learns which trace to look for; without tracing
 there is no such event.
 
-When the client goes away the response task is cancelled (Starlette does this for ASGI
-servers such as uvicorn), and the runner closes the agent's iterator so its work stops.
+The run is translated by a task of its own into an :class:`Outbox` the response writes
+from: everything translated by the time the writer is ready goes out in one write, and
+the run waits while the client is :data:`BEHIND` events behind. When the client goes away
+the response task is cancelled (Starlette does this for ASGI servers such as uvicorn),
+that task with it, and the runner closes the agent's iterator so its work stops.
+
+In front of an upstream that streams trpc's text deltas (``trpc-bridge proxy``), most of
+them are relayed to the outbox without becoming events (``server/proxying/agui_relay``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, UserMessage
 from ag_ui.encoder import EventEncoder
@@ -43,6 +51,7 @@ from trpc_bridge.names import TRANSPORT_AGUI
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.identity import http_principal, lower_headers
+from trpc_bridge.server.proxying.agui_relay import AguiRelay, agui_relay_for
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.tasks.store import ID_LENGTH
 
@@ -81,9 +90,14 @@ def agui_routes(runner: AgentRunner, *, path: str = DEFAULT_PATH) -> list[BaseRo
             state_keys=run_input.state if isinstance(run_input.state, dict) else (),
         )
         spans: list[SpanContext] = []
-        events = runner.run(agent_request, caller, on_span=spans.append, encoding="agui")
+        outbox = Outbox()
+        relay = agui_relay_for(runner.agent, outbox.put, outbox.room)
+        events = runner.run(
+            agent_request, caller, on_span=spans.append, encoding="agui", source=relay
+        )
+        run = _Run(translator, encoder, spans, outbox, relay)
         return StreamingResponse(
-            _sse(translator, events, encoder, spans),
+            run.sse(events),
             media_type=encoder.get_content_type(),
             # Proxies must pass each event on as it comes.
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -115,25 +129,102 @@ def _trace_event(spans: list[SpanContext]) -> list[BaseEvent]:
     return [CustomEvent(name=TRACE_EVENT, value=traceparent(spans.pop()))] if spans else []
 
 
-async def _sse(
-    translator: AguiTranslator,
-    events: AsyncGenerator[AgentEvent, None],
-    encoder: EventEncoder,
-    spans: list[SpanContext],
-) -> AsyncIterator[str]:
-    """``spans`` receives the run's SERVER span when it opens (see the module doc)."""
-    tail: Sequence[BaseEvent]
-    try:
-        for out in translator.start():
-            yield encoder.encode(out)
-        async for event in events:
-            for out in [*_trace_event(spans), *translator.translate(event)]:
-                yield encoder.encode(out)
-            if translator.ended:
-                break
-        tail = [*_trace_event(spans), *translator.finish()]  # (a run without events)
-    finally:
-        # Also on cancellation (client disconnect): the runner stops the agent.
-        await events.aclose()
-    for out in tail:
-        yield encoder.encode(out)
+#: SSE events a client may be behind before the run waits for it.
+BEHIND = 512
+
+
+class Outbox:
+    """SSE events of one run, written by its response as they come, all at once."""
+
+    def __init__(self) -> None:
+        self._events: list[str] = []
+        self._ready = asyncio.Event()
+        self._drained = asyncio.Event()
+        self._closed = False
+
+    def put(self, event: str) -> None:
+        self._events.append(event)
+        self._ready.set()
+
+    def extend(self, events: Iterable[str]) -> None:
+        self._events.extend(events)
+        self._ready.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._ready.set()
+
+    async def room(self) -> None:
+        """Until the client is fewer than :data:`BEHIND` events behind."""
+        while len(self._events) >= BEHIND and not self._closed:
+            self._drained.clear()
+            await self._drained.wait()
+
+    async def batch(self) -> str | None:
+        """Every event put so far, joined (at least one); None once closed and empty."""
+        while not self._events:
+            if self._closed:
+                return None
+            self._ready.clear()
+            await self._ready.wait()
+        events, self._events = self._events, []
+        self._drained.set()
+        return "".join(events)
+
+
+class _Run:
+    """One AG-UI run: its events translated into the outbox (:meth:`produce`) while the
+    response writes from it (:meth:`sse`). ``spans`` receives the run's SERVER span when it
+    opens (see the module doc)."""
+
+    def __init__(
+        self,
+        translator: AguiTranslator,
+        encoder: EventEncoder,
+        spans: list[SpanContext],
+        outbox: Outbox,
+        relay: AguiRelay | None,
+    ) -> None:
+        self.translator = translator
+        self.encoder = encoder
+        self.spans = spans
+        self.outbox = outbox
+        self.relay = relay
+
+    async def sse(self, events: AsyncGenerator[AgentEvent, None]) -> AsyncIterator[str]:
+        producer = asyncio.ensure_future(self.produce(events))
+        try:
+            while (written := await self.outbox.batch()) is not None:
+                yield written
+            await producer  # its failure, if it failed
+        finally:
+            if not producer.done():  # the client went away: the run stops
+                producer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await producer
+
+    def _write(self, out: Sequence[BaseEvent]) -> None:
+        written = [self.encoder.encode(event) for event in out]
+        relay = self.relay
+        if relay is not None and relay.recorded is not None:
+            relay.recorded.extend(written)  # what the relay learns a delta's output from
+        self.outbox.extend(written)
+
+    async def produce(self, events: AsyncGenerator[AgentEvent, None]) -> None:
+        translator, spans = self.translator, self.spans
+        tail: Sequence[BaseEvent]
+        try:
+            try:
+                self._write(translator.start())
+                async for event in events:
+                    self._write([*_trace_event(spans), *translator.translate(event)])
+                    if translator.ended:
+                        break
+                    await self.outbox.room()
+                tail = [*_trace_event(spans), *translator.finish()]  # (a run without events)
+            finally:
+                # Also on cancellation (client disconnect): the runner stops the agent.
+                await events.aclose()
+            self._write(tail)
+        finally:
+            self.outbox.close()

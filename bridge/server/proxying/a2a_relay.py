@@ -1,0 +1,95 @@
+"""The relay of an A2A streamed run (:mod:`.relay`): the caller gets trpc's encoding on
+the 0.3 wire, as the upstream writes it. A relayed delta is published to the run's live
+task as the frame the trpc encoder made for the delta before it, with its own text: a
+:class:`~trpc_bridge.codecs.a2a.text_delta.TextDelta` for a door that takes them, else
+the protobuf update."""
+
+from __future__ import annotations
+
+from a2a.types import TaskArtifactUpdateEvent
+
+from trpc_bridge.agent import Agent
+from trpc_bridge.client.remote_agent import RemoteAgent
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
+from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
+from trpc_bridge.codecs.trpc.runs import StreamEncoder
+from trpc_bridge.events import AgentEvent
+from trpc_bridge.server.proxying.relay import Relay, reasoning_relayed, relays_from
+from trpc_bridge.server.tasks.live_task import LiveTask
+
+
+def _text_of(frame: StreamFrame) -> str | None:
+    """The text of a frame that is one text part, else None."""
+    if isinstance(frame, TextDelta):
+        return frame.text
+    if isinstance(frame, TaskArtifactUpdateEvent) and len(frame.artifact.parts) == 1:
+        part = frame.artifact.parts[0]
+        return part.text if part.WhichOneof("content") == "text" else None
+    return None
+
+
+def _with_text(frame: StreamFrame, text: str) -> StreamFrame:
+    """``frame`` (one text part, :func:`_text_of`) carrying ``text`` instead."""
+    if isinstance(frame, TextDelta):
+        return frame._replace(text=text)
+    assert isinstance(frame, TaskArtifactUpdateEvent)
+    update = TaskArtifactUpdateEvent()
+    update.CopyFrom(frame)
+    update.artifact.parts[0].text = text
+    return update
+
+
+class _Recording:
+    """The run's encoder, giving its frames to the relay while it records them."""
+
+    def __init__(self, encoder: StreamEncoder, relay: A2aRelay) -> None:
+        self.inner = encoder
+        self.relay = relay
+        self.done = encoder.done
+
+    def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
+        return self.inner.start(app_name=app_name, user_id=user_id)
+
+    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+        frames = self.inner.encode(event)
+        self.done = self.inner.done
+        if self.relay.recorded is not None:
+            self.relay.recorded.extend(frames)
+        return frames
+
+    def close(self) -> list[StreamFrame]:
+        frames = self.inner.close()
+        self.done = self.inner.done
+        return frames
+
+
+class A2aRelay(Relay[StreamFrame, StreamFrame]):
+    """A relayed A2A run: :attr:`encoder` is what its live task drives."""
+
+    def __init__(
+        self, agent: RemoteAgent, live: LiveTask, encoder: StreamEncoder, *, reasoning: bool
+    ) -> None:
+        super().__init__(agent, reasoning=reasoning)
+        self._live = live
+        self.encoder = _Recording(encoder, self)
+
+    def make(self, template: StreamFrame, text: str) -> StreamFrame:
+        return _with_text(template, text)
+
+    def template(self, outputs: list[StreamFrame], text: str) -> StreamFrame | None:
+        if len(outputs) != 1 or _text_of(outputs[0]) != text:
+            return None
+        return _with_text(outputs[0], "")
+
+    def emit(self, output: StreamFrame) -> None:
+        self._live.publish(output)
+
+
+def a2a_relay_for(agent: Agent, encoder: StreamEncoding, live: LiveTask) -> A2aRelay | None:
+    """A relay for the streamed run of ``live`` when it can have one: ``agent`` streams
+    trpc's encoding on the 0.3 wire (:attr:`RemoteAgent.passes_through`) and the caller
+    gets the same (the trpc encoder on the 0.3 wire, no overlay). None: the event path."""
+    remote = relays_from(agent)
+    if remote is None or type(encoder) is not StreamEncoder or encoder.v1:
+        return None
+    return A2aRelay(remote, live, encoder, reasoning=reasoning_relayed())
