@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
 from peers import TRPC_BRIDGE, Process, running
 

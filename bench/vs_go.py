@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
 from _floor import record
 from _rawhttp import Exchange, OtlpSink, exchange, request_bytes
@@ -380,7 +381,7 @@ def tracing_cost(workload: Workload, go: Series, off: Series, on: Series) -> dic
 
 Results = dict[str, dict[str, dict[str, float]]]
 
-#: The proxy's goals (issue [22]): workload, what its rate counts, whether CPU counts too.
+#: The proxy's goals: workload, what its rate counts, whether CPU counts too.
 PROXY_GOALS = (
     ("stream 1k deltas", "events/s", True),
     ("stream 10k deltas", "events/s", True),

@@ -1,9 +1,9 @@
 """``trpc-bridge proxy`` in front of trpc-agent-go, seen by trpc-agent-go's own client.
 
 A caller of the proxy that speaks what the Go server speaks (A2A 0.3 JSON-RPC, trpc's
-encoding: ``gopeer call`` sends ``interaction_spec_version``) gets the Go server's frames
-relayed (``docs/wire-spec.md`` §4.5): ``gopeer call`` through the proxy must print
-exactly what it prints against ``gopeer serve`` directly, ids normalised. What the
+encoding: ``gopeer call`` sends ``interaction_spec_version``) gets its text deltas
+relayed (``docs/specs/trpc-interaction.md`` §11.8): ``gopeer call`` through the proxy
+must print exactly what it prints against ``gopeer serve`` directly, ids normalised. What the
 proxy adds must keep working on a relayed run: the caller's identity reaches the Go
 server, cancelling stops the Go run, and the task is the proxy's (``tasks/get``,
 ``tasks/resubscribe``).
