@@ -140,6 +140,13 @@ def paired(
     )
 
 
+def encode_ratio() -> float:
+    """The encoder's time over the floor's (median of the paired rounds)."""
+    events = event_mix() * 20
+    _, _, ratios = paired(lambda: codec_frames(events), lambda: floor_frames(events))
+    return ratios[len(ratios) // 2]
+
+
 def main() -> None:
     events = event_mix() * 20  # ≈ 2,000 events per round
     n = len(events)

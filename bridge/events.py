@@ -5,6 +5,14 @@ agent. Field names follow the Go JSON tags (``id``, ``object``, ``is_partial``, 
 ``choices[].message|delta``, ``reasoning_content``, ``tool_calls``, ``tool_id``,
 ``tool_name``) so that ``event.model_dump(mode="json")`` reads like the Go peer's output.
 
+The event models are plain slotted dataclasses: an agent builds one or more per streamed
+delta, so building one must cost little (a pydantic model costs about five times as
+much, most of a served frame). Constructors trust their typed arguments as any
+dataclass does; data from outside comes in through pydantic, which validates it against
+the same classes (:meth:`EventModel.model_validate`, ``extra`` keys refused, bytes as
+base64 in JSON), and :meth:`EventModel.model_dump` / :meth:`EventModel.model_dump_json`
+write them as pydantic writes models.
+
 ``AgentEvent.id`` is the LLM response id, i.e. the ``llm_response_id`` on the A2A wire and
 the ``artifactId`` of streaming artifact updates. Tool results and code-execution events
 normally have an empty id, exactly as trpc-agent-go produces them.
@@ -12,12 +20,14 @@ normally have an empty id, exactly as trpc-agent-go produces them.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter
 
 from trpc_bridge.names import new_hex_id
 
@@ -88,29 +98,73 @@ _MODEL_CONFIG = ConfigDict(
 )
 
 
-class FunctionCall(BaseModel):
-    model_config = _MODEL_CONFIG
+_adapters: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[Any]) -> TypeAdapter[Any]:
+    adapter = _adapters.get(model)
+    if adapter is None:
+        adapter = _adapters[model] = TypeAdapter(model)
+    return adapter
+
+
+class EventModel:
+    """Base of the event dataclasses: pydantic's model API, through a ``TypeAdapter``."""
+
+    __slots__ = ()
+    __pydantic_config__ = _MODEL_CONFIG
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        """``obj`` (a mapping, as JSON would give) validated into this class; raises
+        pydantic's ``ValidationError``."""
+        validated: Self = _adapter(cls).validate_python(obj)
+        return validated
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes) -> Self:
+        validated: Self = _adapter(cls).validate_json(data)
+        return validated
+
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        """As ``BaseModel.model_dump`` (``mode``, ``exclude``, ``exclude_defaults``, …)."""
+        dumped: dict[str, Any] = _adapter(type(self)).dump_python(self, **options)
+        return dumped
+
+    def model_dump_json(self, **options: Any) -> str:
+        return _adapter(type(self)).dump_json(self, **options).decode()
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (nested values shared unless ``deep``), with ``update`` applied."""
+        copied = copy.deepcopy(self) if deep else copy.copy(self)
+        for name, value in (update or {}).items():
+            setattr(copied, name, value)
+        return copied
+
+
+@dataclass(slots=True, kw_only=True)
+class FunctionCall(EventModel):
     name: str = ""
     #: The arguments exactly as the model produced them: a JSON string, never parsed.
     arguments: str = ""
 
 
-class ToolCall(BaseModel):
-    model_config = _MODEL_CONFIG
+@dataclass(slots=True, kw_only=True)
+class ToolCall(EventModel):
     id: str = ""
     #: The OpenAI tool type, normally ``"function"``; may be empty for foreign peers.
     type: str = "function"
-    function: FunctionCall = Field(default_factory=FunctionCall)
+    function: FunctionCall = field(default_factory=FunctionCall)
 
 
 ContentPartType = Literal["text", "image", "audio", "file", "data"]
 
 
-class ContentPart(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class ContentPart(EventModel):
     """A multimodal part: text, image/audio/file by inline bytes or by URL, or structured
     data (``type="data"``, the JSON value in ``value``: an A2A DataPart)."""
 
-    model_config = _MODEL_CONFIG
     type: ContentPartType = "text"
     text: str = ""
     data: bytes | None = None
@@ -123,17 +177,17 @@ class ContentPart(BaseModel):
     value: Any = None
 
 
-class ChatMessage(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class ChatMessage(EventModel):
     """``model.Message``: used both as a choice's full ``message`` and as its ``delta``."""
 
-    model_config = _MODEL_CONFIG
     role: str = ""
     content: str = ""
     reasoning_content: str = ""
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
     tool_id: str = ""
     tool_name: str = ""
-    content_parts: list[ContentPart] = Field(default_factory=list)
+    content_parts: list[ContentPart] = field(default_factory=list)
 
     @property
     def is_tool_result(self) -> bool:
@@ -153,28 +207,28 @@ class ChatMessage(BaseModel):
         )
 
 
-class Choice(BaseModel):
-    model_config = _MODEL_CONFIG
+@dataclass(slots=True, kw_only=True)
+class Choice(EventModel):
     index: int = 0
-    message: ChatMessage = Field(default_factory=ChatMessage)
-    delta: ChatMessage = Field(default_factory=ChatMessage)
+    message: ChatMessage = field(default_factory=ChatMessage)
+    delta: ChatMessage = field(default_factory=ChatMessage)
     finish_reason: str | None = None
 
 
-class Usage(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Usage(EventModel):
     """``model.Usage``: the tokens one LLM response used, when the agent reports them
     (the bridge's metrics count complete responses', ``gen_ai.client.token.usage``).
     Carried by the trpc codec as the ``usage`` response metadata (``docs/specs/trpc-interaction.md``
     §2.2) and by AgentHost's ``AgentEvent.usage``."""
 
-    model_config = _MODEL_CONFIG
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
 
 
-class ResponseError(BaseModel):
-    model_config = _MODEL_CONFIG
+@dataclass(slots=True, kw_only=True)
+class ResponseError(EventModel):
     type: str = ErrorType.FLOW
     message: str = ""
     code: str | None = None
@@ -185,28 +239,27 @@ def _now() -> float:
     return time.time()
 
 
-class AgentEvent(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class AgentEvent(EventModel):
     """One event of an agent run (trpc-agent-go ``event.Event`` with its ``model.Response``)."""
-
-    model_config = _MODEL_CONFIG
 
     #: LLM response id (``llm_response_id`` on the wire, ``artifactId`` when streaming).
     id: str = ""
     object: str = ""
-    choices: list[Choice] = Field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
     is_partial: bool = False
     done: bool = False
     error: ResponseError | None = None
     #: ``;``-joined tags, e.g. ``code_execution_code`` or ``planner;trace``.
     tag: str = ""
     #: Session-state changes: key → raw bytes, or ``None`` for a deleted key.
-    state_delta: dict[str, bytes | None] = Field(default_factory=dict)
+    state_delta: dict[str, bytes | None] = field(default_factory=dict)
     author: str = ""
     invocation_id: str = ""
     #: Unique id of this event (not the response id); used where a fresh id is needed.
-    event_id: str = Field(default_factory=new_hex_id)
+    event_id: str = field(default_factory=new_hex_id)
     #: Unix time in seconds.
-    timestamp: float = Field(default_factory=_now)
+    timestamp: float = field(default_factory=_now)
     #: ``object == TASK_STATUS`` only: a :class:`TaskStateName`.
     task_state: TaskStateLiteral = ""
     usage: Usage | None = None
@@ -262,28 +315,17 @@ class AgentEvent(BaseModel):
     @classmethod
     def text_delta(cls, text: str, response_id: str, *, role: str = Role.ASSISTANT) -> AgentEvent:
         """A streamed piece of answer text (``chat.completion.chunk``, partial)."""
-        # One nested validation (the nested models built by pydantic-core) costs a sixth
-        # less than building each model in Python: this runs for every streamed delta.
-        return cls.model_validate(
-            {
-                "id": response_id,
-                "object": ObjectType.CHUNK,
-                "is_partial": True,
-                "choices": [{"delta": {"role": role, "content": text}}],
-            }
+        delta = ChatMessage(role=role, content=text)
+        return cls(
+            id=response_id, object=ObjectType.CHUNK, is_partial=True, choices=[Choice(delta=delta)]
         )
 
     @classmethod
     def reasoning_delta(cls, text: str, response_id: str) -> AgentEvent:
         """A streamed piece of reasoning (``thought`` on the wire)."""
-        delta = {"role": Role.ASSISTANT, "reasoning_content": text}
-        return cls.model_validate(
-            {
-                "id": response_id,
-                "object": ObjectType.CHUNK,
-                "is_partial": True,
-                "choices": [{"delta": delta}],
-            }
+        delta = ChatMessage(role=Role.ASSISTANT, reasoning_content=text)
+        return cls(
+            id=response_id, object=ObjectType.CHUNK, is_partial=True, choices=[Choice(delta=delta)]
         )
 
     @classmethod

@@ -31,15 +31,18 @@ from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEv
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.events import AgentEvent, ObjectType
 
-#: What a stream encoder produces; the server's task aggregate and subscribers take these.
-#: A :class:`TextDelta` only when the run asked for them (``RunTarget.text_deltas``).
-StreamFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | TextDelta
-#: A stream frame as a2a-sdk's transports take it.
-ProtoFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
+#: A stream frame: what the server's tasks, stores, replicas and a2a-sdk's transports take.
+StreamFrame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message
+#: What a stream encoder produces: stream frames, and a :class:`TextDelta` for each
+#: streamed text delta when the run asked for them (``RunTarget.text_deltas``: a door
+#: that writes them itself). The server's live task takes them at its edge
+#: (``tasks/live_task.py``); nothing behind it sees one unless it asked.
+RunFrame = StreamFrame | TextDelta
 
 
-def as_proto(frame: StreamFrame) -> ProtoFrame:
-    return frame.to_proto() if isinstance(frame, TextDelta) else frame
+def as_proto(frame: RunFrame) -> StreamFrame:
+    """``frame`` as a stream frame (a text delta as the protobuf it stands for)."""
+    return frame.to_proto() if type(frame) is TextDelta else frame  # type: ignore[return-value]
 
 
 class WireVersion(enum.StrEnum):
@@ -87,8 +90,8 @@ class RunTarget:
     context_id: str
     options: EncodeOptions = field(default_factory=EncodeOptions)
     wire: WireVersion = WireVersion.V0_3
-    #: The consumer takes :class:`TextDelta` frames (a door that writes 0.3 JSON itself);
-    #: otherwise every frame is protobuf.
+    #: The door takes :class:`TextDelta` frames (one that writes 0.3 JSON itself, asking
+    #: for them when it starts the run); otherwise every frame is protobuf.
     text_deltas: bool = False
 
 
@@ -99,7 +102,7 @@ class StreamEncoding(Protocol):
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]: ...
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]: ...
+    def encode(self, event: AgentEvent) -> list[RunFrame]: ...
 
     def close(self) -> list[StreamFrame]: ...
 
@@ -255,7 +258,7 @@ def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> St
     return encoder
 
 
-def fill_required_parts(item: ProtoFrame | Task) -> None:
+def fill_required_parts(item: StreamFrame | Task) -> None:
     """A2A 1.0 marks ``Message.parts`` and ``Artifact.parts`` REQUIRED (at least one), so a
     metadata-only message or artifact gets one empty text part on the 1.0 wire: it adds no
     content, and 1.0 validators accept it (``docs/specs/trpc-interaction.md`` §2.12)."""

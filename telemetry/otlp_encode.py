@@ -154,6 +154,8 @@ def _items(attributes: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
     view of a ``BoundedAttributes``, which yields each pair through two Python-level
     calls; the plain dict inside it, when there is one, gives the same pairs in the same
     order at C speed."""
+    if type(attributes) is dict:  # a lean SERVER span's (telemetry/lean_span.py)
+        return attributes.items()
     inner = getattr(attributes, "_dict", None)
     if type(inner) is dict:
         return inner.items()
@@ -167,6 +169,11 @@ def _count(tag: bytes, value: int) -> bytes:
 def _flags(tag: bytes, parent: SpanContext | None) -> bytes:
     flags = _HAS_IS_REMOTE | (_IS_REMOTE if parent is not None and parent.is_remote else 0)
     return tag + _fixed32(flags)
+
+
+#: A span's ``flags`` field, local parent (or none) and remote parent.
+_SPAN_FLAGS_LOCAL = _flags(b"\x85\x01", None)
+_SPAN_FLAGS_REMOTE = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE | _IS_REMOTE)
 
 
 def _span(span: ReadableSpan) -> bytes:
@@ -188,19 +195,23 @@ def _span(span: ReadableSpan) -> bytes:
         if len(_NAMES) < _KEYS_MAX:  # span names are low-cardinality by OTel's rules
             _NAMES[span.name] = name
     out.append(name)
-    out.append(_KIND[span.kind.value])
-    if span.start_time:
-        out.append(b"\x39" + _fixed64(span.start_time))
-    if span.end_time:
-        out.append(b"\x41" + _fixed64(span.end_time))
+    out.append(_KIND[span.kind._value_])
+    start, end = span.start_time, span.end_time
+    if start:
+        out.append(b"\x39" + _fixed64(start))
+    if end:
+        out.append(b"\x41" + _fixed64(end))
     # The span's own attributes object, not the read-only view ``span.attributes`` wraps
     # around it (see :func:`_items`).
     attributes = getattr(span, "_attributes", None)
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         attributes = span.attributes
     out.append(_attributes(b"\x4a", attributes))
-    out.append(_count(b"\x50", span.dropped_attributes))
-    for event in span.events:
+    if dropped := span.dropped_attributes:
+        out.append(b"\x50" + _varint(dropped))
+    # The span's own lists, not the tuples ``span.events`` / ``span.links`` copy them to.
+    events = getattr(span, "_events", None)
+    for event in span.events if events is None else events:
         payload = b"".join(
             (
                 b"\x09" + _fixed64(event.timestamp) if event.timestamp else b"",
@@ -210,8 +221,10 @@ def _span(span: ReadableSpan) -> bytes:
             )
         )
         out.append(_field(b"\x5a", payload))
-    out.append(_count(b"\x60", span.dropped_events))
-    for link in span.links:
+    if dropped := span.dropped_events:
+        out.append(b"\x60" + _varint(dropped))
+    links = getattr(span, "_links", None)
+    for link in span.links if links is None else links:
         payload = b"".join(
             (
                 b"\x0a\x10" + link.context.trace_id.to_bytes(16, "big"),
@@ -222,7 +235,8 @@ def _span(span: ReadableSpan) -> bytes:
             )
         )
         out.append(_field(b"\x6a", payload))
-    out.append(_count(b"\x70", span.dropped_links))
+    if dropped := span.dropped_links:
+        out.append(b"\x70" + _varint(dropped))
     status = span.status
     if status.is_unset and not status.description:
         out.append(b"\x7a\x00")  # the empty Status the SDK always sets
@@ -230,7 +244,7 @@ def _span(span: ReadableSpan) -> bytes:
         code = status.status_code.value
         description = _text(b"\x12", status.description or "")
         out.append(_field(b"\x7a", description + (b"\x18" + _varint(code) if code else b"")))
-    out.append(_flags(b"\x85\x01", parent))
+    out.append(_SPAN_FLAGS_REMOTE if parent is not None and parent.is_remote else _SPAN_FLAGS_LOCAL)
     return b"".join(out)
 
 

@@ -24,6 +24,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from trpc_bridge.names import USER_ID_KEY
+from trpc_bridge.telemetry.lean_span import LeanTracer
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
     AgentCall,
@@ -52,6 +53,7 @@ class ServerSpans:
         self.span_name = invoke_agent_span_name(agent_name)
         self.provider = tracer_provider
         self.tracer = get_tracer(tracer_provider)
+        self._lean = LeanTracer.of(self.tracer)
         self.record_content = content_recording(record_content)
         self.user_id_header = user_id_header.lower()
 
@@ -60,13 +62,16 @@ class ServerSpans:
         ``traceparent``, ``tracestate`` and ``baggage``); current while the scope is
         entered."""
         parent = extract(carrier)
+        attributes = invoke_agent_attributes(
+            self.agent_name, call, record_content=self.record_content
+        )
+        if self._lean is not None:
+            return ServerSpanScope(self._lean.start(self.span_name, parent, attributes), parent)
         span = self.tracer.start_span(
             self.span_name,
             context=parent,
             kind=trace.SpanKind.SERVER,
-            attributes=invoke_agent_attributes(
-                self.agent_name, call, record_content=self.record_content
-            ),
+            attributes=attributes,
             record_exception=False,
             set_status_on_exception=False,
         )

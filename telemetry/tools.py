@@ -61,12 +61,15 @@ class ToolSpans:
             run = trace.get_current_span(self._parent)
             run.set_attribute(error_attributes.ERROR_TYPE, event.error.type)
             run.set_status(trace.StatusCode.ERROR, event.error.message)
-        if not self._tools or not event.choices:
+        choices = event.choices
+        if not self._tools or not choices:
             return
-        message = event.choices[0].message
+        message = choices[0].message
         if message.tool_calls and not event.is_partial:
             for call in message.tool_calls:
                 self._start(call.id, call.function.name, call.function.arguments)
+        if len(choices) == 1 and not message.is_tool_result:
+            return  # most events: one choice, no result (nothing to list)
         for result in event.tool_results:
             self._finish(result.tool_id, result.content)
 

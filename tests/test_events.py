@@ -12,8 +12,6 @@ from pydantic import ValidationError
 from trpc_bridge.events import (
     AgentEvent,
     AgentRequest,
-    ChatMessage,
-    Choice,
     ContentPart,
     ObjectType,
     Role,
@@ -98,37 +96,42 @@ def test_request_round_trips_binary_content() -> None:
 
 
 @pytest.mark.parametrize("text", ["", "hi", "你好 😀"])
-def test_delta_constructors_build_what_the_models_build(text: str) -> None:
-    """The deltas are validated as one nested document: the same event, the same fields
-    set, as building each model."""
-    built = {
-        "text": AgentEvent(
-            id="r1",
-            object=ObjectType.CHUNK,
-            is_partial=True,
-            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, content=text))],
-        ),
-        "reasoning": AgentEvent(
-            id="r1",
-            object=ObjectType.CHUNK,
-            is_partial=True,
-            choices=[Choice(delta=ChatMessage(role=Role.ASSISTANT, reasoning_content=text))],
-        ),
-    }
+def test_delta_constructors_build_what_validation_builds(text: str) -> None:
+    """The delta constructors make the event that validating its JSON makes."""
     made = {
-        "text": AgentEvent.text_delta(text, "r1"),
-        "reasoning": AgentEvent.reasoning_delta(text, "r1"),
+        "content": AgentEvent.text_delta(text, "r1"),
+        "reasoning_content": AgentEvent.reasoning_delta(text, "r1"),
     }
-    for kind, expected in built.items():
-        event = made[kind]
-        assert event.model_fields_set == expected.model_fields_set
-        event.event_id, event.timestamp = expected.event_id, expected.timestamp
-        assert event == expected
-        assert event.choices[0].model_fields_set == expected.choices[0].model_fields_set
-        delta = event.choices[0].delta
-        assert delta.model_fields_set == expected.choices[0].delta.model_fields_set
+    for key, event in made.items():
+        document = {
+            "id": "r1",
+            "object": ObjectType.CHUNK,
+            "is_partial": True,
+            "choices": [{"delta": {"role": Role.ASSISTANT, key: text}}],
+            "event_id": event.event_id,
+            "timestamp": event.timestamp,
+        }
+        assert AgentEvent.model_validate(document) == event
 
 
-def test_delta_constructors_refuse_what_the_models_refuse() -> None:
-    with pytest.raises(ValidationError):
-        AgentEvent.text_delta(None, "r1")  # type: ignore[arg-type]
+def test_validation_refuses_what_the_model_refuses() -> None:
+    """Data from outside goes through pydantic: wrong types, unknown keys and unknown
+    literal values are refused."""
+    for document in (
+        {"id": None},
+        {"choices": [{"delta": {"content": 3}}]},
+        {"unknown": 1},
+        {"task_state": "sleeping"},
+        {"choices": [{"message": {"content_parts": [{"type": "video"}]}}]},
+    ):
+        with pytest.raises(ValidationError):
+            AgentEvent.model_validate(document)
+
+
+def test_copies_share_or_copy_nested_values() -> None:
+    event = AgentEvent.text_delta("a", "r1")
+    shallow = event.model_copy(update={"id": "r2"})
+    deep = event.model_copy(deep=True)
+    assert (shallow.id, event.id) == ("r2", "r1")
+    assert shallow.choices is event.choices
+    assert deep == event and deep.choices[0] is not event.choices[0]

@@ -48,7 +48,7 @@ from trpc_bridge.names import (
     TRANSPORT_JSONRPC,
     new_hex_id,
 )
-from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder
+from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder, rest_contexts
 from trpc_bridge.server.a2a.card import build_agent_card, public_card
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.card_signing import sign_card
@@ -138,7 +138,7 @@ class BridgeServer:
                 signer=PushSigner(self.push_keys, lambda: self.base_url),
             )
             self.push.metrics = self.ops.metrics
-            self.runner.tasks.observer = self.push.observe
+            self.runner.tasks.observer = self.push
         self.handler = BridgeRequestHandler(
             self.runner,
             self.options.encoding,
@@ -295,7 +295,12 @@ class BridgeServer:
         # REST is A2A 1.0 only: a2a-sdk's 0.3 REST adapter turns a client's mistake into a
         # dropped connection and a traceback, and no card ever advertised it.
         routes.extend(
-            create_rest_routes(self.handler, enable_v0_3_compat=False, path_prefix=self.base_path)
+            create_rest_routes(
+                self.handler,
+                context_builder=rest_contexts(),
+                enable_v0_3_compat=False,
+                path_prefix=self.base_path,
+            )
         )
         jsonrpc = self._jsonrpc_paths()
         public = [

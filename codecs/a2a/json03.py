@@ -41,7 +41,8 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Struct, Value
 
 from trpc_bridge.codecs.a2a import proto_struct
-from trpc_bridge.codecs.a2a.text_delta import TextDelta
+from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRun
+from trpc_bridge.codecs.encoding import RunFrame
 
 JsonRpcId = str | int | None
 Frame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | Task
@@ -233,34 +234,32 @@ def task_to_json(task: Task) -> dict[str, Any]:
 
 
 def text_delta_to_json(delta: TextDelta) -> dict[str, Any]:
-    """What :func:`artifact_update_to_json` writes for ``delta.to_proto()``."""
+    """What :func:`artifact_update_to_json` writes for ``delta.to_proto()`` when its
+    run's metadata holds strings, bools and nulls only (:func:`_plain`)."""
+    run = delta.run
     part: dict[str, Any] = {"kind": "text"}
-    if delta.part_metadata:
-        part["metadata"] = dict(delta.part_metadata)
+    if run.part_metadata:
+        part["metadata"] = dict(run.part_metadata)
     part["text"] = delta.text
-    artifact: dict[str, Any] = {"artifactId": delta.artifact_id}
-    if delta.metadata:
-        artifact["metadata"] = dict(delta.metadata)
+    artifact: dict[str, Any] = {"artifactId": run.artifact_id}
+    if run.metadata:
+        artifact["metadata"] = dict(run.metadata)
     artifact["parts"] = [part]
     out: dict[str, Any] = {
-        "append": delta.append,
+        "append": run.append,
         "artifact": artifact,
-        "contextId": delta.context_id,
+        "contextId": run.context_id,
         "kind": "artifact-update",
         "lastChunk": False,
     }
-    if delta.metadata:
-        out["metadata"] = dict(delta.metadata)
-    out["taskId"] = delta.task_id
+    if run.metadata:
+        out["metadata"] = dict(run.metadata)
+    out["taskId"] = run.task_id
     return out
 
 
-def result_to_json(result: Frame | TextDelta) -> dict[str, Any]:
+def result_to_json(result: Frame) -> dict[str, Any]:
     """A stream frame (or a unary ``Task``) as the 0.3 ``result`` object."""
-    if isinstance(result, TextDelta):
-        if _shape(result) is None:  # numbers in its metadata: as the Struct writes them
-            return artifact_update_to_json(result.to_proto())
-        return text_delta_to_json(result)
     if isinstance(result, TaskArtifactUpdateEvent):
         return artifact_update_to_json(result)
     if isinstance(result, TaskStatusUpdateEvent):
@@ -270,7 +269,7 @@ def result_to_json(result: Frame | TextDelta) -> dict[str, Any]:
     return task_to_json(result)
 
 
-def success_response(result: Frame | TextDelta, request_id: JsonRpcId) -> bytes:
+def success_response(result: Frame, request_id: JsonRpcId) -> bytes:
     """``{"id":…,"jsonrpc":"2.0","result":…}`` (no ``id`` when it is ``None``)."""
     body: dict[str, Any] = {} if request_id is None else {"id": request_id}
     body["jsonrpc"] = "2.0"
@@ -286,55 +285,54 @@ def unary_response(result: Message | Task, request_id: JsonRpcId) -> bytes:
     return orjson.dumps(body, default=_unary_number)
 
 
-#: Stands for the text while a text delta's template is made (an id or metadata value
-#: that holds it too makes that shape go without a template).
+#: Stands for the text while a text run's bytes are made (an id or metadata value that
+#: holds it too makes that run go without them).
 _PLACEHOLDER = "\x00text\x00"
 _QUOTED_PLACEHOLDER = orjson.dumps(_PLACEHOLDER)
 _PLAIN = (str, bool, type(None))
+#: A run written through its protobuf (see :func:`_run_bytes`).
+_NO_BYTES = (b"", b"")
 
 
-def _shape(delta: TextDelta) -> tuple[Any, ...] | None:
-    """What a text delta's bytes depend on besides its text, when every metadata value is
-    a string, a bool or null (numbers would be floats after a Struct: no shortcut)."""
-    part = delta.part_metadata or {}
-    values = (*delta.metadata.values(), *part.values())
-    if not all(isinstance(v, _PLAIN) for v in values):
-        return None
-    return (
-        delta.task_id,
-        delta.context_id,
-        delta.artifact_id,
-        delta.append,
-        tuple(delta.metadata.items()),
-        tuple(part.items()),
-    )
+def _plain(run: TextRun) -> bool:
+    """Every metadata value of ``run`` is a string, a bool or null: its bytes can be made
+    from the mappings (a number would be a float once in a Struct: no shortcut)."""
+    part = run.part_metadata or {}
+    return all(isinstance(v, _PLAIN) for v in (*run.metadata.values(), *part.values()))
+
+
+def _run_bytes(run: TextRun) -> tuple[bytes, bytes]:
+    """The bytes of a ``result`` of ``run`` before and after its (quoted) text;
+    :data:`_NO_BYTES` when the run is written through its protobuf instead."""
+    if not _plain(run):
+        return _NO_BYTES
+    whole = orjson.dumps(text_delta_to_json(TextDelta(run, _PLACEHOLDER)))
+    before, found, after = whole.partition(_QUOTED_PLACEHOLDER)
+    if not found or _QUOTED_PLACEHOLDER in before + after:
+        return _NO_BYTES
+    return before, after
 
 
 class StreamWriter:
     """One stream's frames as 0.3 JSON-RPC responses. A text delta costs one JSON string
-    encoding: the bytes around its text are made once per shape (response id, append,
-    metadata) and reused."""
+    encoding: the bytes around its text are made once per run (kept on the
+    :class:`~trpc_bridge.codecs.a2a.text_delta.TextRun`) and reused."""
 
     def __init__(self, request_id: JsonRpcId) -> None:
         self.request_id = request_id
-        self._templates: dict[tuple[Any, ...], tuple[bytes, bytes] | None] = {}
+        envelope: dict[str, Any] = {} if request_id is None else {"id": request_id}
+        envelope["jsonrpc"] = "2.0"
+        envelope["result"] = None
+        #: ``{"id":…,"jsonrpc":"2.0","result":`` (the result is the envelope's last key).
+        self._head = orjson.dumps(envelope)[: -len(b"null}")]
 
-    def response(self, frame: Frame | TextDelta) -> bytes:
-        if isinstance(frame, TextDelta) and (key := _shape(frame)) is not None:
-            if key in self._templates:
-                template = self._templates[key]
-            else:
-                template = self._template(frame)
-                if len(self._templates) < 64:  # a stream has a handful of shapes
-                    self._templates[key] = template
-            if template is not None:
-                before, after = template
-                return before + orjson.dumps(frame.text) + after
-        return success_response(frame, self.request_id)
-
-    def _template(self, delta: TextDelta) -> tuple[bytes, bytes] | None:
-        whole = success_response(delta._replace(text=_PLACEHOLDER), self.request_id)
-        before, found, after = whole.partition(_QUOTED_PLACEHOLDER)
-        if not found or _QUOTED_PLACEHOLDER in before + after:
-            return None
-        return before, after
+    def response(self, frame: RunFrame) -> bytes:
+        if type(frame) is TextDelta:
+            run = frame.run
+            around = run.json03
+            if around is None:
+                around = run.json03 = _run_bytes(run)
+            if around is not _NO_BYTES:
+                return b"".join((self._head, around[0], orjson.dumps(frame.text), around[1], b"}"))
+            frame = frame.to_proto()
+        return success_response(frame, self.request_id)  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ from a2a.types import Artifact, Message, Part, Task, TaskArtifactUpdateEvent, Ta
 
 from trpc_bridge.codecs.dialects.adk_parts import adk_part
 from trpc_bridge.codecs.dialects.detect import ClientFramework, detect_caller
-from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, StreamFrame
+from trpc_bridge.codecs.encoding import EncodingRequest, RunFrame, RunTarget
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
 from trpc_bridge.events import AgentEvent
@@ -74,7 +74,7 @@ class OverlayStreamEncoder(StreamEncoder):
         self.text_deltas = False  # its frames are rewritten as protobuf: no TextDelta
         self._rewrite = adk_frame if caller is ClientFramework.ADK else trpc_python_frame
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         frames = super().encode(event)
         for frame in frames:
             if isinstance(frame, TaskArtifactUpdateEvent) and not frame.last_chunk:

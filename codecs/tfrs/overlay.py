@@ -18,7 +18,13 @@ no stream to carry progress, so unary runs are left alone.
 
 from __future__ import annotations
 
-from trpc_bridge.codecs.encoding import EncodingRequest, RunTarget, StreamEncoding, StreamFrame
+from trpc_bridge.codecs.encoding import (
+    EncodingRequest,
+    RunFrame,
+    RunTarget,
+    StreamEncoding,
+    StreamFrame,
+)
 from trpc_bridge.codecs.tfrs.envelope import EXTENSION_URI, REQUEST_METADATA_KEY
 from trpc_bridge.codecs.tfrs.producer import ProgressProducer, ProgressUpdate, working_update
 from trpc_bridge.events import AgentEvent
@@ -50,14 +56,14 @@ class ProgressOverlay:
             working_update(u, task_id=self.task_id, context_id=self.context_id) for u in updates
         ]
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         if self.inner.done:
             return []
         if event.is_runner_completion():
             updates = self.producer.close()
         else:
             updates = self.producer.updates(event)
-        frames = self._frames(updates) + self.inner.encode(event)
+        frames: list[RunFrame] = [*self._frames(updates), *self.inner.encode(event)]
         self.done = self.inner.done
         return frames
 

@@ -99,6 +99,11 @@ def _part_metadata(options: EncodeOptions, key: str, value: Any) -> dict[str, An
     return {key: value}
 
 
+def thought_metadata(options: EncodeOptions) -> dict[str, Any]:
+    """The metadata of a part of thinking text (with ``adk_thought`` under adk_compat)."""
+    return _part_metadata(options, PART_THOUGHT, True)
+
+
 def _text_part(text: str, metadata: Mapping[str, Any] | None = None) -> Part:
     part = Part(text=text)
     if metadata:
@@ -117,7 +122,7 @@ def _text_parts(message: ChatMessage, options: EncodeOptions) -> list[Part]:
     """Reasoning (with thought metadata) first, then content; empty texts write nothing."""
     parts: list[Part] = []
     if message.reasoning_content:
-        thought = _part_metadata(options, PART_THOUGHT, True)
+        thought = thought_metadata(options)
         parts.append(_text_part(message.reasoning_content, thought))
     if message.content:
         parts.append(_text_part(message.content))
@@ -255,7 +260,7 @@ def streamed_text(
     if delta.content_parts or (delta.reasoning_content and delta.content):
         return None
     if delta.reasoning_content:
-        return delta.reasoning_content, _part_metadata(options, PART_THOUGHT, True)
+        return delta.reasoning_content, thought_metadata(options)
     if delta.content:
         return delta.content, None
     return None

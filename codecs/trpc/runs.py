@@ -17,13 +17,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from a2a.types import Message, Role, Task, TaskArtifactUpdateEvent, TaskState
+from a2a.types import Message, Role, Task, TaskState
 
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
-from trpc_bridge.codecs.a2a.text_delta import TextDelta
+from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
-    ProtoFrame,
+    RunFrame,
     RunTarget,
     StreamFrame,
     WireVersion,
@@ -150,7 +150,7 @@ class StreamEncoder:
         self.text_deltas = run.text_deltas and not self.v1
         self.done = False
         self._seen: set[str] = set()
-        self._shapes: dict[tuple[Any, ...], TaskArtifactUpdateEvent] = {}
+        self._runs = TextRuns(run.task_id, run.context_id)
         self._last_id = ""
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
@@ -164,11 +164,11 @@ class StreamEncoder:
             )
         ]
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         if self.done:
             return []
         if event.is_runner_completion():
-            return self._finish(event)
+            return [*self._finish(event)]
         if event.is_terminal_error():
             self.done = True
             if not self.options.structured_errors:
@@ -176,10 +176,7 @@ class StreamEncoder:
             return self._out(error_status(event, task_id=self.task_id, context_id=self.context_id))
         streamed = streamed_text(event, self.options)
         if streamed is not None:  # the hot shape: no EncodedMessage, no dispatch
-            delta = self._text_delta(event, *streamed)
-            if self.text_deltas:
-                return [delta]
-            return self._out(self._delta_proto(delta))
+            return [self._text_delta(event, *streamed)]
         encoded = encode_event(event, self.options, streaming=True)
         if encoded is None:
             return []
@@ -194,38 +191,21 @@ class StreamEncoder:
         )
         return self._out(update)
 
-    def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> TextDelta:
-        """What :func:`artifact_update` would build for a streamed text delta, unbuilt."""
+    def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> RunFrame:
+        """What :func:`artifact_update` would build for a streamed text delta: a
+        :class:`TextDelta` when the run asked for them, else its protobuf (a copy of its
+        run's template)."""
         artifact_id = event.id or (new_id("artifact") if self.v1 else "")
         append = bool(artifact_id) and artifact_id in self._seen
         self._seen.add(artifact_id)
         self._last_id = artifact_id
-        return TextDelta(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            artifact_id=artifact_id,
-            text=text,
-            append=append,
-            metadata=response_metadata(event),
-            part_metadata=part_metadata,
-        )
-
-    def _delta_proto(self, delta: TextDelta) -> TaskArtifactUpdateEvent:
-        """``delta.to_proto()``, copied from a per-run template of its shape (a response's
-        deltas share all but their text): a third of the cost of building it."""
-        try:
-            shape = delta.shape()
-        except TypeError:  # a state delta in the metadata: rare, built in full
-            return delta.to_proto()
-        template = self._shapes.get(shape)
-        if template is None:
-            if len(self._shapes) >= 64:
-                self._shapes.clear()
-            template = self._shapes[shape] = delta._replace(text="").to_proto()
-        update = TaskArtifactUpdateEvent()
-        update.CopyFrom(template)
-        update.artifact.parts[0].text = delta.text
-        return update
+        run = self._runs.run(artifact_id, append, response_metadata(event), part_metadata)
+        if self.text_deltas:
+            return TextDelta(run, text)
+        frame = run.frame(text)
+        if self.v1:
+            fill_required_parts(frame)
+        return frame
 
     def close(self) -> list[StreamFrame]:
         """The agent's iterator ended without a runner completion: trpc v0 still sends
@@ -244,12 +224,11 @@ class StreamEncoder:
         )
         # trpc v1: ``append`` says whether an artifact was sent before (1.0 needs an id).
         final.append = self.v1 and bool(self._last_id)
-        return [
-            *self._out(final),
-            completed_status(task_id=self.task_id, context_id=self.context_id),
-        ]
+        if self.v1:
+            fill_required_parts(final)
+        return [final, completed_status(task_id=self.task_id, context_id=self.context_id)]
 
-    def _out(self, frame: ProtoFrame) -> list[StreamFrame]:
+    def _out(self, frame: StreamFrame) -> list[RunFrame]:
         if self.v1:
             fill_required_parts(frame)
         return [frame]

@@ -13,6 +13,7 @@ from trpc_bridge.codecs import encoding as seam
 from trpc_bridge.codecs.encoding import (
     Encoding,
     EncodingRequest,
+    RunFrame,
     RunTarget,
     StreamEncoding,
     StreamFrame,
@@ -77,7 +78,7 @@ class _Marked:
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
         return self.inner.start(app_name=app_name, user_id=user_id)
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         frames = self.inner.encode(event)
         self.done = self.inner.done
         return frames

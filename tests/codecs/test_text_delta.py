@@ -23,8 +23,8 @@ from trpc_bridge.codecs.a2a.json03 import StreamWriter, success_response
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
+    RunFrame,
     RunTarget,
-    StreamFrame,
     WireVersion,
     as_proto,
 )
@@ -54,7 +54,7 @@ def _frames(
     """``light``: with TextDelta frames; else the general path for every event (the
     encoder's text-delta shortcut off), the reference."""
     encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options, wire, text_deltas=light))
-    frames: list[StreamFrame] = [*encoder.start(app_name="a", user_id="u")]
+    frames: list[RunFrame] = [*encoder.start(app_name="a", user_id="u")]
     with contextlib.ExitStack() as stack:
         if not light:
             stack.enter_context(mock.patch.object(trpc_runs, "streamed_text", _none))
@@ -83,6 +83,14 @@ def _comparable(frame: Any) -> Any:
     return copy
 
 
+def _apply(aggregate: TaskAggregate, frame: RunFrame) -> None:
+    """As the live task applies a frame."""
+    if isinstance(frame, TextDelta):
+        aggregate.apply_text(frame)
+    else:
+        aggregate.apply(frame)
+
+
 def _same(
     events: list[AgentEvent], options: EncodeOptions, wire: WireVersion = WireVersion.V0_3
 ) -> list[Any]:
@@ -96,7 +104,7 @@ def _same(
     for frames in (light, plain):
         aggregate = TaskAggregate(task_id="task-1", context_id="ctx-1", user_message=Message())
         for frame in frames:
-            aggregate.apply(frame)
+            _apply(aggregate, frame)
         snapshot = aggregate.snapshot()
         snapshot.status.ClearField("timestamp")
         snapshot.status.message.message_id = ""
@@ -130,8 +138,10 @@ def test_deltas_become_text_deltas() -> None:
     frames = _same(events, EncodeOptions())
     kinds = [type(f).__name__ for f in frames]
     assert kinds[1:4] == ["TextDelta"] * 3 and kinds[4] == "TaskArtifactUpdateEvent"
-    assert [f.append for f in frames[1:4]] == [False, True, True]
-    assert frames[1].part_metadata == {"adk_thought": True, "thought": True}
+    assert [f.run.append for f in frames[1:4]] == [False, True, True]
+    assert frames[1].run.part_metadata == {"adk_thought": True, "thought": True}
+    # One run object per shape: the next deltas of the answer share theirs.
+    assert frames[3].run is frames[2].run is frames[2].run.continuation
 
 
 def test_the_1_0_wire_keeps_protobuf() -> None:
@@ -147,7 +157,7 @@ def test_a_long_run_keeps_all_its_text() -> None:
     frames = _same(events, EncodeOptions())
     aggregate = TaskAggregate(task_id="task-1", context_id="ctx-1", user_message=Message())
     for frame in frames:
-        aggregate.apply(frame)
+        _apply(aggregate, frame)
     (artifact,) = aggregate.snapshot().artifacts
     assert [p.text for p in artifact.parts] == ["".join(pieces)]
 
@@ -157,7 +167,7 @@ def test_fan_out_packs_a_text_delta_as_its_protobuf() -> None:
     run = RunTarget("t", "c", EncodeOptions(), text_deltas=True)
     (delta,) = StreamEncoder(run).encode(AgentEvent.reasoning_delta("hm", "r1"))
     assert isinstance(delta, TextDelta)
-    assert unpack(pack(delta)) == delta.to_proto()
+    assert unpack(pack(as_proto(delta))) == delta.to_proto()
 
 
 _text = st.text(max_size=4)
@@ -172,7 +182,7 @@ _message = st.builds(
     tool_id=st.sampled_from(["", "call_1"]),
     content_parts=st.lists(st.builds(ContentPart, type=st.just("file"), url=_text), max_size=1),
 )
-_event = st.builds(
+agent_events = st.builds(
     AgentEvent,
     id=st.sampled_from(["", "r1", "r2"]),
     object=st.sampled_from(
@@ -199,7 +209,9 @@ _event = st.builds(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_event, max_size=8), st.booleans(), st.booleans(), st.sampled_from(WireVersion))
+@given(
+    st.lists(agent_events, max_size=8), st.booleans(), st.booleans(), st.sampled_from(WireVersion)
+)
 def test_generated_streams_are_the_same(
     events: list[AgentEvent], adk: bool, structured: bool, wire: WireVersion
 ) -> None:

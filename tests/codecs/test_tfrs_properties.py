@@ -24,7 +24,7 @@ from trpc_bridge.codecs.tfrs import (
     working_update,
 )
 from trpc_bridge.codecs.tfrs.limits import Dropped, utf8_size
-from trpc_bridge.events import AgentEvent
+from trpc_bridge.events import AgentEvent, ResponseError
 
 _words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 
@@ -196,7 +196,7 @@ def _event(draw: st.DrawFn, index: int) -> AgentEvent:
     return (
         AgentEvent.failure(draw(_words))
         if draw(st.booleans())
-        else AgentEvent(id=rid, error={"message": draw(_words)})
+        else AgentEvent(id=rid, error=ResponseError(message=draw(_words)))
     )
 
 

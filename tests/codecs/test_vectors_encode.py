@@ -39,7 +39,7 @@ from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.codecs.encoding import (
     EncodeOptions,
     EncodingRequest,
-    ProtoFrame,
+    RunFrame,
     RunTarget,
     StreamFrame,
     as_proto,
@@ -216,9 +216,9 @@ def strip_usage(frames: list[dict[str, Any]], vector: dict[str, Any]) -> None:
                 assert usage is None, (index, usage)
 
 
-def run_stream(vector: dict[str, Any]) -> list[ProtoFrame]:
+def run_stream(vector: dict[str, Any]) -> list[StreamFrame]:
     encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
-    frames: list[StreamFrame] = []
+    frames: list[RunFrame] = []
     for event in events_of(vector):
         frames.extend(encoder.encode(event))
     if vector.get("close"):
@@ -266,7 +266,8 @@ def check_v1_lifecycle(vector: dict[str, Any]) -> None:
     encoder = StreamEncoder(RunTarget("task-1", "ctx-1", options_of(vector)))
     (submitted,) = encoder.start(app_name=vector["app_name"], user_id=vector["user_id"])
     compare(render_10(submitted), expect["submitted"], proto3=True)
-    (update,) = encoder.encode(events_of(vector)[0])
+    (encoded,) = encoder.encode(events_of(vector)[0])
+    update = as_proto(encoded)
     part = render_10(update)["artifactUpdate"]["artifact"]["parts"][0]
     compare(part, expect["function_call_part"], proto3=True)
     last_id = render_10(update)["artifactUpdate"]["artifact"]["artifactId"]

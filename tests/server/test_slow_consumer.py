@@ -7,7 +7,6 @@ import asyncio
 
 import httpx
 
-from trpc_bridge.codecs.encoding import as_proto
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.tasks.subscriber import Subscriber
 
@@ -75,7 +74,5 @@ async def test_subscriber_coalesces_only_when_lagging() -> None:
     while (item := await lagging.next()) is not None:
         out.append(item)
     assert len(out) == 9  # 8 queued as-is, then everything else merged into the 9th
-    assert "".join(as_proto(f).artifact.parts[0].text for f in out) == "".join(
-        f"{i}," for i in range(100)
-    )
+    assert "".join(f.artifact.parts[0].text for f in out) == "".join(f"{i}," for i in range(100))
     assert frames[9].artifact.parts[0].text == "9,"  # shared originals are not mutated

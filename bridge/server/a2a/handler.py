@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
@@ -63,10 +63,10 @@ from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
+    RunFrame,
     RunTarget,
     StreamFrame,
     UnaryEncoding,
-    as_proto,
     select_encoding,
     stream_encoding,
 )
@@ -82,7 +82,7 @@ from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
-from trpc_bridge.server.tasks.subscriber import Subscriber
+from trpc_bridge.server.tasks.subscriber import F, Subscriber, SubscriberBase, TextSubscriber
 
 
 class _HistoryLength(Protocol):
@@ -136,18 +136,13 @@ class _UnaryRun:
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
         return []
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         self.done = not self.encoder.add(event)
         return []
 
     def close(self) -> list[StreamFrame]:
         self.done = True
         return []
-
-
-#: ``ServerCallContext.state`` key a door sets when it takes :class:`TextDelta` frames
-#: from :meth:`BridgeRequestHandler.stream_batches` (``jsonrpc03``).
-TEXT_DELTAS = "trpc_bridge.text_deltas"
 
 
 @dataclass(frozen=True)
@@ -160,7 +155,7 @@ class _Call:
     encoding_request: EncodingRequest
     #: The parked task (waiting for input) this message continues; None: a new task.
     resumed: LiveTask | None = None
-    #: The door takes :class:`TextDelta` frames (see :data:`TEXT_DELTAS`).
+    #: The door takes text deltas (:meth:`BridgeRequestHandler.stream_batches`).
     text_deltas: bool = False
 
 
@@ -187,7 +182,9 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
 
     # --- starting a run -----------------------------------------------------------
 
-    async def _prepare(self, params: SendMessageRequest, context: ServerCallContext) -> _Call:
+    async def _prepare(
+        self, params: SendMessageRequest, context: ServerCallContext, *, text_deltas: bool = False
+    ) -> _Call:
         if self.registry.closing:  # a keep-alive connection after SIGTERM: try elsewhere
             raise InternalError(message="the server is shutting down; send it again")
         message = params.message
@@ -220,7 +217,6 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             wire=wire_version(context),
             part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
         )
-        text_deltas = bool(context.state.get(TEXT_DELTAS))
         return _Call(request, user_message, caller, negotiated, resumed, text_deltas)
 
     def _live(self, task_id: str, call: _Call) -> LiveTask:
@@ -296,22 +292,27 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         (``return_immediately``; the run stores the task when it ends) or at the end (a
         follow-up to a parked task, which is a task whatever the encoding)."""
         task_id = call.resumed.task_id if call.resumed else unary_task_id(call.message.message_id)
-        live, _ = await self._start_streamed(params, call, task_id, subscribe=False)
+        live = await self._start_streamed(params, call, task_id, None)
         if wait:
             await self._wait(live)
         return live.snapshot(history)
 
     async def _start_streamed(
-        self, params: SendMessageRequest, call: _Call, task_id: str, *, subscribe: bool
-    ) -> tuple[LiveTask, Subscriber | None]:
-        """Start the run as a stream into its live task (stored when it ends); the
-        subscriber, when asked for, sees it from the first frame."""
+        self,
+        params: SendMessageRequest,
+        call: _Call,
+        task_id: str,
+        subscriber: SubscriberBase[Any] | None,
+    ) -> LiveTask:
+        """Start the run as a stream into its live task (stored when it ends);
+        ``subscriber``, when given, sees it from the first frame."""
         encoder = stream_encoding(
             self.options.negotiation, call.encoding_request, self._target(task_id, call)
         )
         live = self._live(task_id, call)
         await self._inline_push(params, live, call)
-        subscriber = live.subscribe() if subscribe else None
+        if subscriber is not None:
+            live.add_subscriber(subscriber)
         if call.resumed is not None:
             live.publish(live.status_update(TaskState.TASK_STATE_WORKING))
         else:
@@ -331,9 +332,14 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             else ""
         )
         self.runner.start(
-            live, call.request, call.caller, encoder, self.registry.finish, encoding=name
+            live,
+            call.request,
+            call.caller,
+            encoder,
+            self.registry.finish,
+            encoding=name,
         )
-        return live, subscriber
+        return live
 
     async def _wait(self, live: LiveTask) -> None:
         try:
@@ -349,21 +355,35 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        async with contextlib.aclosing(self.stream_batches(params, context)) as batches:
+        batches = self._batches(params, context, Subscriber(self.options.coalesce_after))
+        async with contextlib.aclosing(batches):
             async for batch in batches:
                 for frame in batch:
-                    yield as_proto(frame)
+                    yield frame
+
+    def stream_batches(
+        self, params: SendMessageRequest, context: ServerCallContext, *, text_deltas: bool
+    ) -> AsyncGenerator[Sequence[RunFrame]]:
+        """``message/stream`` as lists of the frames ready at once, for a door that writes
+        each list in one go (``jsonrpc03``); ``text_deltas``: it takes text deltas as they
+        come (else protobuf only). Closing it stops the run as a disconnect does."""
+        if text_deltas:
+            subscriber = TextSubscriber(self.options.coalesce_after)
+            return self._batches(params, context, subscriber, text_deltas=True)
+        return self._batches(params, context, Subscriber(self.options.coalesce_after))
 
     @bug_boundary
-    async def stream_batches(
-        self, params: SendMessageRequest, context: ServerCallContext
-    ) -> AsyncGenerator[list[StreamFrame]]:
-        """``message/stream`` as lists of the frames ready at once, for a door that writes
-        each list in one go (``jsonrpc03``); closing it stops the run as a disconnect does."""
-        call = await self._prepare(params, context)
+    async def _batches(
+        self,
+        params: SendMessageRequest,
+        context: ServerCallContext,
+        subscriber: SubscriberBase[F],
+        *,
+        text_deltas: bool = False,
+    ) -> AsyncGenerator[list[F]]:
+        call = await self._prepare(params, context, text_deltas=text_deltas)
         task_id = call.resumed.task_id if call.resumed else new_id("task")
-        live, subscriber = await self._start_streamed(params, call, task_id, subscribe=True)
-        assert subscriber is not None
+        live = await self._start_streamed(params, call, task_id, subscriber)
         try:
             while (batch := await subscriber.next_batch()) is not None:
                 yield batch
@@ -390,7 +410,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         try:
             yield snapshot
             while (frame := await subscriber.next()) is not None:
-                yield as_proto(frame)
+                yield frame
         finally:
             live.unsubscribe(subscriber)
             self.registry.release(live)  # a parked task nobody else uses

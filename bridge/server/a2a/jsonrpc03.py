@@ -24,7 +24,7 @@ from a2a.compat.v0_3.context_builders import V03ServerCallContextBuilder
 from a2a.compat.v0_3.jsonrpc_adapter import _to_v03_jsonrpc_error
 from a2a.server.context import ServerCallContext
 from a2a.server.jsonrpc_models import InternalError
-from a2a.server.routes.common import DefaultServerCallContextBuilder, create_event_source_response
+from a2a.server.routes.common import create_event_source_response
 from a2a.types import SendMessageRequest
 from a2a.utils.errors import A2AError
 from starlette.requests import Request
@@ -33,7 +33,8 @@ from starlette.responses import JSONResponse, Response
 from trpc_bridge.codecs.a2a.json03 import JsonRpcId, StreamWriter, unary_response
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.server.a2a.bug_boundary import INTERNAL_ERROR
-from trpc_bridge.server.a2a.handler import TEXT_DELTAS, BridgeRequestHandler
+from trpc_bridge.server.a2a.call_context import jsonrpc_contexts
+from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc_request import JsonRpcCall
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class Jsonrpc03Methods:
 
     def __init__(self, handler: BridgeRequestHandler) -> None:
         self.handler = handler
-        self._contexts = V03ServerCallContextBuilder(DefaultServerCallContextBuilder())
+        self._contexts = V03ServerCallContextBuilder(jsonrpc_contexts())
 
     def serves(self, call: JsonRpcCall) -> bool:
         return call.wire is WireVersion.V0_3 and call.method in (STREAM, SEND)
@@ -106,9 +107,9 @@ class Jsonrpc03Methods:
     async def _frames(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
     ) -> AsyncIterator[bytes]:
-        context.state[TEXT_DELTAS] = True  # StreamWriter writes them straight to JSON
         writer = StreamWriter(request_id)
-        batches = self.handler.stream_batches(core, context)
+        # Text deltas as they come: the writer writes them from their run's bytes.
+        batches = self.handler.stream_batches(core, context, text_deltas=True)
         try:
             async with contextlib.aclosing(batches):
                 async for batch in batches:

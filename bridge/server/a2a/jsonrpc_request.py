@@ -31,6 +31,7 @@ A successful parse is a :class:`JsonRpcCall` holding the method's a2a-sdk 1.0 re
 from __future__ import annotations
 
 import binascii
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ from google.protobuf.json_format import ParseDict, ParseError
 from google.protobuf.message import Message as ProtoMessage
 from pydantic import BaseModel, ValidationError
 
+from trpc_bridge.codecs.a2a.json03_read import NotPlain, send_params
 from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.json_body import BodyError, check_json, dotted_path, parse_json
 from trpc_bridge.names import A2A_VERSION_HEADER
@@ -59,6 +61,8 @@ _V03_MODELS: dict[str, type[BaseModel]] = JSONRPC03Adapter.METHOD_TO_MODEL  # ty
 _V10_MODELS: dict[str, type[ProtoMessage]] = JsonRpcDispatcher.METHOD_TO_MODEL
 #: 0.3 request model → the 1.0 request a2a-sdk's 0.3 adapter hands the handler.
 _PUSH = "tasks/pushNotificationConfig/"
+#: The 0.3 message calls (:func:`~trpc_bridge.codecs.a2a.json03_read.send_params`).
+_MESSAGE_METHODS = frozenset({"message/send", "message/stream"})
 _V03_TO_CORE: dict[str, Any] = {
     "message/send": conversions.to_core_send_message_request,
     "message/stream": conversions.to_core_send_message_request,
@@ -255,7 +259,12 @@ class _InvalidParams(ValueError):
 
 def _v03_request(document: dict[str, Any], method: str) -> ProtoMessage:
     """The 0.3 request validated by a2a-sdk's own 0.3 model and converted to 1.0, as its
-    adapter will; failures as :class:`_InvalidParams`."""
+    adapter will; failures as :class:`_InvalidParams`. A message call in the plain shape
+    is read straight from the JSON instead (:mod:`~trpc_bridge.codecs.a2a.json03_read`:
+    the same request)."""
+    if method in _MESSAGE_METHODS:
+        with contextlib.suppress(NotPlain):
+            return send_params(document.get("params"))
     try:
         model = _V03_MODELS[method].model_validate(document)
     except ValidationError as exc:

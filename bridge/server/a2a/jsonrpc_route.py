@@ -21,6 +21,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trpc_bridge.names import A2A_VERSION_HEADER
+from trpc_bridge.server.a2a.call_context import jsonrpc_contexts, note_jsonrpc_wire
 from trpc_bridge.server.a2a.jsonrpc_request import (
     JsonRpcCall,
     JsonRpcFault,
@@ -42,7 +43,9 @@ def jsonrpc_routes(
 ) -> list[BaseRoute]:
     """``POST`` routes at ``paths`` serving ``handler`` over JSON-RPC 0.3 and 1.0; the
     calls that ``own`` serves go to it."""
-    dispatcher = JsonRpcDispatcher(request_handler=handler, enable_v0_3_compat=True)
+    dispatcher = JsonRpcDispatcher(
+        request_handler=handler, context_builder=jsonrpc_contexts(), enable_v0_3_compat=True
+    )
 
     async def endpoint(request: Request) -> Response:
         # body() is kept by the request: the dispatcher reads the same bytes again.
@@ -51,6 +54,7 @@ def jsonrpc_routes(
             return Response(parsed.body(), media_type="application/json")
         if isinstance(parsed, JsonRpcNotification):
             return Response(status_code=204)
+        note_jsonrpc_wire(request, parsed.wire)
         if own is not None and own.serves(parsed):
             return await own.respond(parsed, request)
         return await dispatcher.handle_requests(request)

@@ -11,14 +11,14 @@ from a2a.types import TaskArtifactUpdateEvent
 from trpc_bridge.agent import Agent
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
+from trpc_bridge.codecs.encoding import RunFrame, StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.proxying.relay import Relay, reasoning_relayed, relays_from
 from trpc_bridge.server.tasks.live_task import LiveTask
 
 
-def _text_of(frame: StreamFrame) -> str | None:
+def _text_of(frame: RunFrame) -> str | None:
     """The text of a frame that is one text part, else None."""
     if isinstance(frame, TextDelta):
         return frame.text
@@ -28,7 +28,7 @@ def _text_of(frame: StreamFrame) -> str | None:
     return None
 
 
-def _with_text(frame: StreamFrame, text: str) -> StreamFrame:
+def _with_text(frame: RunFrame, text: str) -> RunFrame:
     """``frame`` (one text part, :func:`_text_of`) carrying ``text`` instead."""
     if isinstance(frame, TextDelta):
         return frame._replace(text=text)
@@ -50,7 +50,7 @@ class _Recording:
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
         return self.inner.start(app_name=app_name, user_id=user_id)
 
-    def encode(self, event: AgentEvent) -> list[StreamFrame]:
+    def encode(self, event: AgentEvent) -> list[RunFrame]:
         frames = self.inner.encode(event)
         self.done = self.inner.done
         if self.relay.recorded is not None:
@@ -63,7 +63,7 @@ class _Recording:
         return frames
 
 
-class A2aRelay(Relay[StreamFrame, StreamFrame]):
+class A2aRelay(Relay[RunFrame, RunFrame]):
     """A relayed A2A run: :attr:`encoder` is what its live task drives."""
 
     def __init__(
@@ -73,16 +73,19 @@ class A2aRelay(Relay[StreamFrame, StreamFrame]):
         self._live = live
         self.encoder = _Recording(encoder, self)
 
-    def make(self, template: StreamFrame, text: str) -> StreamFrame:
+    def make(self, template: RunFrame, text: str) -> RunFrame:
         return _with_text(template, text)
 
-    def template(self, outputs: list[StreamFrame], text: str) -> StreamFrame | None:
+    def template(self, outputs: list[RunFrame], text: str) -> RunFrame | None:
         if len(outputs) != 1 or _text_of(outputs[0]) != text:
             return None
         return _with_text(outputs[0], "")
 
-    def emit(self, output: StreamFrame) -> None:
-        self._live.publish(output)
+    def emit(self, output: RunFrame) -> None:
+        if type(output) is TextDelta:  # the live task's edge for text deltas
+            self._live.publish_text(output)
+        else:
+            self._live.publish(output)  # type: ignore[arg-type]
 
 
 def a2a_relay_for(agent: Agent, encoder: StreamEncoding, live: LiveTask) -> A2aRelay | None:

@@ -38,7 +38,7 @@ from a2a.types import TaskPushNotificationConfig, TaskStatusUpdateEvent
 from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
-from trpc_bridge.codecs.encoding import StreamFrame, as_proto
+from trpc_bridge.codecs.encoding import StreamFrame
 from trpc_bridge.server.options import PushPolicy
 from trpc_bridge.server.push.policy import WebhookScreen
 from trpc_bridge.server.push.signing import JWT_HEADER, PushSigner
@@ -104,13 +104,17 @@ class PushDelivery:
     def watch(self, task_id: str) -> None:
         self._watched.add(task_id)
 
+    def watches(self, task_id: str) -> bool:
+        """``task_id`` has push configs: :meth:`observe` its frames."""
+        return task_id in self._watched
+
     def observe(self, task_id: str, frame: StreamFrame) -> None:
         """Queue ``frame`` of ``task_id`` for its webhooks (a no-op without configs)."""
         if task_id not in self._watched:
             return
         sequence = self._sequence.get(task_id, 0) + 1
         self._sequence[task_id] = sequence
-        payload = MessageToDict(to_stream_response(as_proto(frame)))
+        payload = MessageToDict(to_stream_response(frame))
         # Serialised once: the JWT hashes these very bytes, and every webhook gets them.
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
         self._queues.setdefault(task_id, deque()).append((f"{task_id}:{sequence}", body))

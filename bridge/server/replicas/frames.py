@@ -6,11 +6,11 @@ from __future__ import annotations
 from a2a.types import StreamResponse
 from a2a.utils.proto_utils import to_stream_response
 
-from trpc_bridge.codecs.encoding import StreamFrame, as_proto
+from trpc_bridge.codecs.encoding import StreamFrame
 
 
 def pack(frame: StreamFrame) -> bytes:
-    data: bytes = to_stream_response(as_proto(frame)).SerializeToString()
+    data: bytes = to_stream_response(frame).SerializeToString()
     return data
 
 

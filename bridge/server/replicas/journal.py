@@ -108,11 +108,16 @@ class TaskJournal:
             await self.fanout.reset(live.task_id)
         live.journal = self
 
-    def delivered(self, live: LiveTask, frame: StreamFrame) -> None:
-        """``frame`` (number ``live.sequence``) went to ``live``'s subscribers."""
+    @property
+    def wants_frames(self) -> bool:
+        return self.fanout is not None
+
+    def delivered(self, live: LiveTask, frame: StreamFrame | None) -> None:
+        """``frame`` (number ``live.sequence``) went to ``live``'s subscribers (``None``:
+        a text delta, and no fan-out to send it)."""
         if not live.settled:
             self._dirty[live.task_id] = live
-        if self.fanout is not None:
+        if self.fanout is not None and frame is not None:
             self.fanout.publish(live.task_id, live.sequence, frame)
 
     async def release(self, live: LiveTask) -> bool:

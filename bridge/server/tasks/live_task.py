@@ -14,16 +14,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
+from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
 from trpc_bridge.codecs.trpc.encode import task_status
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.tasks.interruption import interrupted_status
 from trpc_bridge.server.tasks.states import INTERRUPTED_STATES, TERMINAL_STATES
-from trpc_bridge.server.tasks.subscriber import Subscriber
+from trpc_bridge.server.tasks.subscriber import Subscriber, SubscriberBase
 from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
 
 #: Events a producer handles before it lets the event loop run others: writers then send
@@ -33,8 +34,16 @@ YIELD_EVERY = 64
 
 #: Called once when a producer has finished (the task may not be terminal).
 OnEnd = Callable[["LiveTask"], Awaitable[None]]
-#: Sees every frame of every live task (push delivery): ``(task_id, frame)``.
-FrameObserver = Callable[[str, StreamFrame], None]
+
+
+class FrameObserver(Protocol):
+    """Sees every frame of the live tasks it watches (push delivery)."""
+
+    def watches(self, task_id: str) -> bool: ...
+
+    def observe(self, task_id: str, frame: StreamFrame) -> None: ...
+
+
 #: Stores the task before the frame that ends its run is delivered; returns the frame to
 #: deliver instead when it could not (None: stored).
 Settle = Callable[["LiveTask"], Awaitable[StreamFrame | None]]
@@ -70,7 +79,7 @@ class LiveTask:
         )
         self._producer: asyncio.Task[None] | None = None
         self._finished = asyncio.Event()
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: list[SubscriberBase[Any]] = []
         self._coalesce_after = coalesce_after
         self.observer: FrameObserver | None = None
         #: Frames delivered so far (the fan-out numbers them with it).
@@ -132,7 +141,12 @@ class LiveTask:
                     since_yield = 0
                     async for event in events:
                         for frame in encoder.encode(event):
-                            await self._emit(frame)
+                            # The edge of the text deltas a door asked for: they never
+                            # end a run (no settling) and go on as they are.
+                            if type(frame) is TextDelta:
+                                self.publish_text(frame)
+                            else:
+                                await self._emit(frame)  # type: ignore[arg-type]
                         if encoder.done:
                             break
                         since_yield += 1
@@ -208,17 +222,36 @@ class LiveTask:
         self.sequence += 1
         if self.journal is not None:
             self.journal.delivered(self, frame)
-        if self.observer is not None:
-            self.observer(self.task_id, frame)
+        if self.observer is not None and self.observer.watches(self.task_id):
+            self.observer.observe(self.task_id, frame)
         for subscriber in self._subscribers:
             subscriber.push(frame)
 
+    def publish_text(self, delta: TextDelta) -> None:
+        """:meth:`publish` of ``delta.to_proto()``, built only for whoever needs the
+        protobuf (a fan-out, push delivery, a subscriber that did not ask for deltas)."""
+        self.aggregate.apply_text(delta)
+        self.sequence += 1
+        journal, observer = self.journal, self.observer
+        if journal is not None:
+            journal.delivered(self, delta.to_proto() if journal.wants_frames else None)
+        if observer is not None and observer.watches(self.task_id):
+            observer.observe(self.task_id, delta.to_proto())
+        for subscriber in self._subscribers:
+            subscriber.push_text(delta)
+
     def subscribe(self) -> Subscriber:
+        """A new subscriber that gets every frame as protobuf."""
         subscriber = Subscriber(self._coalesce_after)
-        self._subscribers.append(subscriber)
+        self.add_subscriber(subscriber)
         return subscriber
 
-    def unsubscribe(self, subscriber: Subscriber) -> None:
+    def add_subscriber(self, subscriber: SubscriberBase[Any]) -> None:
+        """``subscriber`` gets every frame from now on (a :class:`TextSubscriber`: text
+        deltas as they come)."""
+        self._subscribers.append(subscriber)
+
+    def unsubscribe(self, subscriber: SubscriberBase[Any]) -> None:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
@@ -251,8 +284,13 @@ class Journal(Protocol):
     the registry see it (implemented by ``replicas/journal.py``). Tasks know it only
     through this protocol, so nothing under ``tasks/`` imports the replicas."""
 
-    def delivered(self, live: LiveTask, frame: StreamFrame) -> None:
-        """``frame`` (number ``live.sequence``) went to ``live``'s subscribers."""
+    @property
+    def wants_frames(self) -> bool:
+        """Every frame is sent on (a fan-out): :meth:`delivered` needs each one."""
+
+    def delivered(self, live: LiveTask, frame: StreamFrame | None) -> None:
+        """``frame`` (number ``live.sequence``) went to ``live``'s subscribers; ``None``
+        for a text delta when :attr:`wants_frames` is false (its protobuf is not built)."""
 
     async def release(self, live: LiveTask) -> bool:
         """Store the ended task and drop its lease; False when the lease was lost."""

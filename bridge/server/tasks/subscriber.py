@@ -2,73 +2,93 @@
 
 a2a-sdk's request path gives each stream a 1,024-event queue and silently drops a
 consumer that falls behind. Here a slow consumer never loses anything: its buffer
-grows, and once it holds more than ``coalesce_after`` frames, each new text delta that
-continues the buffer's last frame (same artifact, ``append``, same metadata, one text
-part with the same part metadata) is merged into it instead of queued. The merged frame
-carries the concatenated text, so what the consumer reads is the same text, in order,
-in fewer frames. A consumer that keeps up sees every frame as produced.
+grows, and once it holds more than ``coalesce_after`` frames, each new piece of a text
+run that continues the buffer's last frame (same artifact, ``append``, same metadata,
+one text part with the same part metadata) is merged into it instead of queued
+(:class:`~trpc_bridge.codecs.a2a.text_delta.TextPiece`: a text delta is one, a protobuf
+update with one text part is read as one). The merged frame carries the concatenated
+text, so what the consumer reads is the same text, in order, in fewer frames. A
+consumer that keeps up sees every frame as produced.
+
+A :class:`Subscriber` yields stream frames (protobuf); a :class:`TextSubscriber`, for a
+door that asked for text deltas, yields those as they came.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from a2a.types import TaskArtifactUpdateEvent
 
-from trpc_bridge.codecs.a2a.text_delta import TextDelta
-from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextPiece
+from trpc_bridge.codecs.encoding import RunFrame, StreamFrame
 from trpc_bridge.server.options import EncodingOptions
 
+F = TypeVar("F", bound=RunFrame)
 
-def _single_text(frame: StreamFrame) -> bool:
-    return isinstance(frame, TextDelta) or (
+
+class _UpdatePiece:
+    """A protobuf artifact update with one text part, as a :class:`TextPiece`."""
+
+    __slots__ = ("update",)
+
+    def __init__(self, update: TaskArtifactUpdateEvent) -> None:
+        self.update = update
+
+    @property
+    def text(self) -> str:
+        text: str = self.update.artifact.parts[0].text
+        return text
+
+    def continued_by(self, other: _UpdatePiece) -> bool:
+        mine, theirs = self.update, other.update
+        return (
+            theirs.append
+            and theirs.artifact.artifact_id == mine.artifact.artifact_id
+            and theirs.metadata == mine.metadata
+            and theirs.artifact.parts[0].metadata == mine.artifact.parts[0].metadata
+        )
+
+    def with_text(self, text: str) -> _UpdatePiece:
+        merged = TaskArtifactUpdateEvent()
+        merged.CopyFrom(self.update)  # the original is shared with other subscribers
+        merged.artifact.parts[0].text = text
+        return _UpdatePiece(merged)
+
+
+def _piece(frame: StreamFrame) -> _UpdatePiece | None:
+    if (
         isinstance(frame, TaskArtifactUpdateEvent)
         and not frame.last_chunk
         and len(frame.artifact.parts) == 1
         and frame.artifact.parts[0].WhichOneof("content") == "text"
-    )
+    ):
+        return _UpdatePiece(frame)
+    return None
 
 
-def _text(frame: TextDelta | TaskArtifactUpdateEvent) -> str:
-    return frame.text if isinstance(frame, TextDelta) else frame.artifact.parts[0].text
-
-
-@dataclass
 class _Pending:
-    frame: StreamFrame
-    #: Text pieces of a coalescible delta; joined when the frame is delivered.
-    texts: list[str] | None = field(default=None)
+    """A buffered frame; a text piece also keeps the texts merged into it."""
 
-    def continues_with(self, frame: TextDelta | TaskArtifactUpdateEvent) -> bool:
-        mine = self.frame
-        if self.texts is None:
-            return False
-        if isinstance(mine, TextDelta) and isinstance(frame, TextDelta):
-            return mine.continued_by(frame)
-        return (
-            isinstance(mine, TaskArtifactUpdateEvent)
-            and isinstance(frame, TaskArtifactUpdateEvent)
-            and frame.append
-            and frame.artifact.artifact_id == mine.artifact.artifact_id
-            and frame.metadata == mine.metadata
-            and frame.artifact.parts[0].metadata == mine.artifact.parts[0].metadata
-        )
+    __slots__ = ("frame", "piece", "texts")
 
-    def materialise(self) -> StreamFrame:
-        if self.texts is None or len(self.texts) == 1:
+    def __init__(self, frame: Any, piece: TextPiece | None) -> None:
+        self.frame = frame
+        self.piece = piece
+        self.texts: list[str] | None = None if piece is None else [piece.text]
+
+    def materialise(self) -> Any:
+        texts = self.texts
+        if texts is None or len(texts) == 1:
             return self.frame
-        if isinstance(self.frame, TextDelta):
-            return self.frame._replace(text="".join(self.texts))
-        merged = TaskArtifactUpdateEvent()
-        merged.CopyFrom(self.frame)  # the original is shared with other subscribers
-        merged.artifact.parts[0].text = "".join(self.texts)
-        return merged
+        merged = self.piece.with_text("".join(texts))  # type: ignore[union-attr]
+        return merged.update if isinstance(merged, _UpdatePiece) else merged
 
 
-class Subscriber:
-    """One consumer of a live task's frames."""
+class SubscriberBase(Generic[F]):
+    """What both subscribers share: the buffer, coalescing and the reads."""
 
     def __init__(self, coalesce_after: int = EncodingOptions.coalesce_after) -> None:
         self._items: deque[_Pending] = deque()
@@ -79,19 +99,25 @@ class Subscriber:
         self.coalesced = 0
 
     def push(self, frame: StreamFrame) -> None:
-        if self._closed:
-            return
-        if _single_text(frame):
-            assert isinstance(frame, TextDelta | TaskArtifactUpdateEvent)
-            if len(self._items) > self._coalesce_after and self._items[-1].continues_with(frame):
-                texts = self._items[-1].texts
-                assert texts is not None
-                texts.append(_text(frame))
+        if not self._closed:
+            self._add(frame, _piece(frame))
+
+    def push_text(self, delta: TextDelta) -> None:
+        raise NotImplementedError
+
+    def _add(self, frame: Any, piece: TextPiece | None) -> None:
+        items = self._items
+        if piece is not None and len(items) > self._coalesce_after:
+            last = items[-1]
+            if (
+                last.texts is not None
+                and type(last.piece) is type(piece)
+                and last.piece.continued_by(piece)
+            ):
+                last.texts.append(piece.text)
                 self.coalesced += 1
                 return
-            self._items.append(_Pending(frame, [_text(frame)]))
-        else:
-            self._items.append(_Pending(frame))
+        items.append(_Pending(frame, piece))
         self._ready.set()
 
     def close(self) -> None:
@@ -111,13 +137,14 @@ class Subscriber:
             await self._ready.wait()
         return True
 
-    async def next(self) -> StreamFrame | None:
+    async def next(self) -> F | None:
         """The next frame, or ``None`` once closed and drained."""
         if not await self._wait():
             return None
-        return self._items.popleft().materialise()
+        frame: F = self._items.popleft().materialise()
+        return frame
 
-    async def next_batch(self) -> list[StreamFrame] | None:
+    async def next_batch(self) -> list[F] | None:
         """Every frame buffered now (at least one), or ``None`` once closed and drained:
         a writer that sends them at once pays its per-write costs once per batch."""
         if not await self._wait():
@@ -125,3 +152,18 @@ class Subscriber:
         items = self._items
         self._items = deque()
         return [item.materialise() for item in items]
+
+
+class Subscriber(SubscriberBase[StreamFrame]):
+    """One consumer of a live task's frames, as stream frames (protobuf)."""
+
+    def push_text(self, delta: TextDelta) -> None:
+        self.push(delta.to_proto())
+
+
+class TextSubscriber(SubscriberBase[RunFrame]):
+    """One consumer that takes text deltas as they came (a door that asked for them)."""
+
+    def push_text(self, delta: TextDelta) -> None:
+        if not self._closed:
+            self._add(delta, delta)

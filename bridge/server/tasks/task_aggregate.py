@@ -80,13 +80,22 @@ class _ArtifactAcc:
             else:
                 self.parts.append(_TextRun([part.text], part.metadata))
 
+    def replace_text(self, delta: TextDelta) -> None:
+        """:meth:`replace` by ``delta.to_proto()``, without building it (the run's
+        template's Structs are shared: they are only ever copied from)."""
+        template = delta.run.template()
+        self.metadata = template.artifact.metadata
+        source = delta.run.part_metadata
+        part = template.artifact.parts[0].metadata
+        self.parts = [_TextRun([delta.text], part, source, from_delta=True)]
+
     def extend_text(self, delta: TextDelta) -> None:
         """:meth:`extend` by ``delta.to_proto()``, without building it."""
         last = self.parts[-1] if self.parts else None
-        source = delta.part_metadata or None
+        source = delta.run.part_metadata
         if isinstance(last, _TextRun):
             if last.from_delta:
-                same = last.source == source
+                same = last.source is source or last.source == source
             elif same := last.metadata == _struct(source):
                 # A run begun by a protobuf part (an artifact's first chunk): compare its
                 # later deltas by their source too, not by building a Struct for each.
@@ -144,14 +153,24 @@ class TaskAggregate:
         aggregate._anonymous = len(aggregate._artifacts)
         return aggregate
 
+    def apply_text(self, delta: TextDelta) -> None:
+        """:meth:`apply` of ``delta.to_proto()``: the text joins its artifact's last text
+        run without the protobuf being built (but for an artifact's first chunk)."""
+        run = delta.run
+        if not run.artifact_id:  # its own anonymous artifact: as the protobuf
+            self._apply_artifact(delta.to_proto())
+            return
+        acc = self._artifacts.get(run.artifact_id)
+        if acc is None:
+            acc = self._artifacts[run.artifact_id] = _ArtifactAcc(run.artifact_id)
+            acc.replace_text(delta)
+        elif run.append:
+            acc.extend_text(delta)
+        else:
+            acc.replace_text(delta)
+
     def apply(self, frame: StreamFrame) -> None:
-        if isinstance(frame, TextDelta):
-            acc = self._artifacts.get(frame.artifact_id) if frame.append else None
-            if acc is not None:
-                acc.extend_text(frame)
-            else:  # the first chunk of an artifact: as the protobuf it stands for
-                self._apply_artifact(frame.to_proto())
-        elif isinstance(frame, TaskArtifactUpdateEvent):
+        if isinstance(frame, TaskArtifactUpdateEvent):
             self._apply_artifact(frame)
         elif isinstance(frame, Message):
             self.history.append(frame)
