@@ -44,10 +44,17 @@ from google.protobuf.message import Message as ProtoMessage
 from pydantic import BaseModel, ValidationError
 
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.json_body import BodyError, check_json, dotted_path, parse_json
+from trpc_bridge.json_body import (
+    BodyError,
+    check_json,
+    checked_by_parsing,
+    dotted_path,
+    parse_json,
+)
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.a2a.call_context import requested_major
 from trpc_bridge.server.a2a.request_fields import field_problem
+from trpc_bridge.server.a2a.send03 import direct_send_request
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -71,6 +78,8 @@ _V03_TO_CORE: dict[str, Any] = {
     _PUSH + "delete": conversions.to_core_delete_task_push_notification_config_request,
     "agent/getAuthenticatedExtendedCard": conversions.to_core_get_extended_agent_card_request,
 }
+#: The 0.3 methods whose request :func:`~.send03.direct_send_request` reads.
+_SENDS = frozenset({"message/send", "message/stream"})
 #: 1.0 methods whose params may be left out (everything in them is optional).
 _PARAMS_OPTIONAL = frozenset({"ListTasks", "GetExtendedAgentCard"})
 #: 1.0 methods whose params may not hold A2A 0.3's keys: a message sent (``request_fields``).
@@ -147,7 +156,7 @@ def parse_jsonrpc(body: bytes, a2a_version: str | None) -> Parsed:
     request_id, method = envelope
     if "id" not in document:
         return JsonRpcNotification(method)
-    return _call(document, request_id, method, a2a_version)
+    return _call(document, request_id, method, a2a_version, checked=checked_by_parsing(body))
 
 
 def _envelope(document: dict[str, Any]) -> tuple[RequestId, str] | JsonRpcFault:
@@ -169,7 +178,7 @@ def _envelope(document: dict[str, Any]) -> tuple[RequestId, str] | JsonRpcFault:
         return JsonRpcFault(
             INVALID_REQUEST, "Invalid Request: 'method' must be a non-empty string", request_id
         )
-    unknown = sorted(set(document) - _ENVELOPE)
+    unknown = [] if _ENVELOPE.issuperset(document) else sorted(set(document) - _ENVELOPE)
     if unknown:  # a2a-sdk's dispatcher refuses them too, for every method
         return JsonRpcFault(
             INVALID_REQUEST,
@@ -206,8 +215,14 @@ def _version_fault(method: str, wire: WireVersion, header: str | None) -> str:
 
 
 def _call(
-    document: dict[str, Any], request_id: RequestId, method: str, a2a_version: str | None
+    document: dict[str, Any],
+    request_id: RequestId,
+    method: str,
+    a2a_version: str | None,
+    *,
+    checked: bool,
 ) -> JsonRpcCall | JsonRpcFault:
+    """``checked``: the parse already ruled out what :func:`check_json` refuses."""
     if method in _V03_MODELS:
         wire = WireVersion.V0_3
     elif method in _V10_MODELS:
@@ -227,7 +242,8 @@ def _call(
     if params is None and method not in _PARAMS_OPTIONAL and method in _V10_MODELS:
         return JsonRpcFault(INVALID_PARAMS, f"Invalid params: {method} needs params", request_id)
     try:
-        check_json(params)
+        if not checked:
+            check_json(params)
     except BodyError as exc:
         where = f"params.{exc.path}: " if exc.path else "params: "
         reason = str(exc).removeprefix(f"{exc.path}: ")
@@ -255,7 +271,12 @@ class _InvalidParams(ValueError):
 
 def _v03_request(document: dict[str, Any], method: str) -> ProtoMessage:
     """The 0.3 request validated by a2a-sdk's own 0.3 model and converted to 1.0, as its
-    adapter will; failures as :class:`_InvalidParams`."""
+    adapter will (a message sent in the usual shape read directly: :mod:`.send03`);
+    failures as :class:`_InvalidParams`."""
+    if method in _SENDS:
+        direct = direct_send_request(document)
+        if direct is not None:
+            return direct
     try:
         model = _V03_MODELS[method].model_validate(document)
     except ValidationError as exc:
