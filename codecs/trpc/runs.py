@@ -19,6 +19,7 @@ from typing import Any
 
 from a2a.types import Message, Role, Task, TaskArtifactUpdateEvent, TaskState
 
+from trpc_bridge.codecs.a2a.packed import PackedMessage, PackedResult
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import (
@@ -70,11 +71,19 @@ def _fill_agent_message(message: Message, encoded: EncodedMessage, message_id: s
     return message
 
 
-def _history(task: Task, messages: Sequence[EncodedMessage]) -> None:
+def _packed(encoded: EncodedMessage, message_id: str) -> PackedMessage:
+    return PackedMessage(message_id, encoded.parts, encoded.metadata)
+
+
+def _history(task: Task, messages: Sequence[EncodedMessage]) -> list[PackedMessage]:
     """``messages`` as the task's history, built in place (a ``Task(history=[...])``
     copies every message it is given)."""
+    packed = []
     for encoded in messages:
-        _fill_agent_message(task.history.add(), encoded, new_id("msg"))
+        message_id = new_id("msg")
+        _fill_agent_message(task.history.add(), encoded, message_id)
+        packed.append(_packed(encoded, message_id))
+    return packed
 
 
 def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
@@ -93,23 +102,26 @@ def pack_unary(
     *,
     context_id: str,
     task_id: str,
-) -> Message | Task:
+) -> PackedResult:
     """§2.6: one message → that ``Message``; several → a completed ``Task`` whose history
     is all but the last and whose single artifact is the last (artifactId = its id).
     The caller has already merged the runner completion (:func:`merge_completion_state`)
     and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
     if len(messages) == 1:
-        message = _fill_agent_message(Message(), messages[0], new_id("msg"))
+        message_id = new_id("msg")
+        message = _fill_agent_message(Message(), messages[0], message_id)
         message.context_id = context_id
-        return message
+        return PackedResult(message, [_packed(messages[0], message_id)])
     *history, last = messages
     task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
-    _history(task, history)
-    artifact = task.artifacts.add(artifact_id=new_id("msg"))
+    packed = _history(task, history)
+    artifact_id = new_id("msg")
+    artifact = task.artifacts.add(artifact_id=artifact_id)
     artifact.parts.extend(last.parts)
     if last.metadata:
         fill_struct(artifact.metadata, last.metadata)
-    return task
+    packed.append(_packed(last, artifact_id))
+    return PackedResult(task, packed)
 
 
 def unary_error_task(
@@ -294,10 +306,19 @@ class UnaryEncoder:
         elif self.error is not None or not self.messages:
             result = generic_error_message(context_id=context_id)
         else:
-            result = pack_unary(self.messages, context_id=context_id, task_id=task_id)
+            result = pack_unary(self.messages, context_id=context_id, task_id=task_id).proto
         if self.v1:
             fill_required_parts(result)
         return result
+
+    def answer(self, *, context_id: str, task_id: str) -> Message | Task | PackedResult:
+        """:meth:`result`; packed from the run's messages on the 0.3 wire, as the
+        :class:`PackedResult` a writer of its JSON reads instead of the protobuf (not by
+        a subclass that rewrites the result)."""
+        packs = self.error is None and self.messages and not self.v1
+        if packs and type(self).result is UnaryEncoder.result:
+            return pack_unary(self.messages, context_id=context_id, task_id=task_id)
+        return self.result(context_id=context_id, task_id=task_id)
 
 
 class TrpcEncoding:
