@@ -179,7 +179,8 @@ def timestamp_json(timestamp: Timestamp) -> str:
     tenth of the cost."""
     seconds, nanos = timestamp.seconds, timestamp.nanos
     if not (0 <= seconds <= _LAST_SECOND and 0 <= nanos < 1_000_000_000):
-        return timestamp.ToJsonString()  # its own range checks and errors
+        written: str = timestamp.ToJsonString()  # its own range checks and errors
+        return written
     text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
     if nanos == 0:
         return text + "Z"

@@ -8,6 +8,8 @@ metadata, errors). The protobuf is the encoder's :meth:`result` but for the ids 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from a2a.types import Message, Task
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -70,7 +72,7 @@ UNARY = [p for p in ENCODE_VECTORS if load(p).get("kind") == "unary"]
 
 
 @pytest.mark.parametrize("path", UNARY, ids=[p.stem for p in UNARY])
-def test_vector_answers_are_the_same(path: object) -> None:
+def test_vector_answers_are_the_same(path: Path) -> None:
     vector = load(path)
     _same(events_of(vector), options_of(vector), WireVersion.V0_3)
 

@@ -121,7 +121,8 @@ def _fill_message(request: SendMessageRequest, message: dict[str, Any]) -> bool:
     """``conversions.to_core_message`` into ``request.message``; False: not read here."""
     kind = message.get("kind", "message")
     message_id = message.get("messageId")
-    role = _ROLES.get(message.get("role")) if type(message.get("role")) is str else None
+    role_name = message.get("role")
+    role = _ROLES.get(role_name) if type(role_name) is str else None
     parts = message.get("parts")
     context_id = message.get("contextId")
     task_id = message.get("taskId")
