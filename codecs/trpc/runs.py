@@ -297,6 +297,11 @@ class UnaryEncoder:
             self.messages.append(encoded)
         return True
 
+    def add_encoded(self, messages: Sequence[EncodedMessage]) -> None:
+        """Messages of events encoded elsewhere, as :meth:`add` would have kept them (a
+        proxy's relay of its upstream's answer: ``server/proxying/unary_relay.py``)."""
+        self.messages.extend(messages)
+
     def result(self, *, context_id: str, task_id: str) -> Message | Task:
         result: Message | Task
         if self.error is not None and self.options.structured_errors:

@@ -79,6 +79,7 @@ from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
 from trpc_bridge.server.options import EncodingOptions
+from trpc_bridge.server.proxying.unary_relay import unary_relay_for
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
@@ -302,7 +303,13 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
         self.runner.start(
-            live, call.request, call.caller, run, encoding=encoding.name, streamed=False
+            live,
+            call.request,
+            call.caller,
+            run,
+            encoding=encoding.name,
+            streamed=False,
+            source=unary_relay_for(self.runner.agent, encoder),
         )
         await self._wait(live)
         final: Task | Message | PackedResult | None = None
