@@ -22,14 +22,18 @@ run: $(STAMP)
 	$(BIN)/trpc-bridge serve --agent demo --host $(HOST) --port $(PORT) --grpc-port $(GRPC_PORT)
 
 # mypy cannot follow the package-dir mapping of an editable install, so it checks a tree
-# of symlinks laid out as the import package (trpc_bridge/{codecs,telemetry}).
+# of symlinks laid out as the import package (trpc_bridge/{codecs,telemetry}). The tree is
+# rebuilt each time; mypy's cache beside it (build/typecheck/.mypy_cache) is kept.
 typecheck: $(STAMP)
-	@rm -rf build/typecheck && mkdir -p build/typecheck/trpc_bridge
+	@rm -rf build/typecheck/trpc_bridge && mkdir -p build/typecheck/trpc_bridge
 	@for f in bridge/*; do ln -s ../../../$$f build/typecheck/trpc_bridge/; done
 	@ln -s ../../../codecs build/typecheck/trpc_bridge/codecs
 	@ln -s ../../../telemetry build/typecheck/trpc_bridge/telemetry
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p trpc_bridge
-	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml tests $(wildcard bench/*.py)
+	MYPYPATH=build/typecheck $(BIN)/mypy --config-file pyproject.toml \
+		--exclude '^tests/conftest\.py$$' tests $(wildcard bench/*.py)
+	@# tests/conftest.py and tests/interop/conftest.py are both module `conftest` to mypy.
+	MYPYPATH=build/typecheck:tests $(BIN)/mypy --config-file pyproject.toml tests/conftest.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check bridge codecs telemetry tests bench interop/python
@@ -42,8 +46,17 @@ lint: $(STAMP)
 protos: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) protos/generate.sh
 
-pytest: $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules tests/oidc_node/node_modules chromium db-servers peers
-	$(BIN)/python -m pytest -q
+# What the suite needs installed; `make test` builds these side by side (-j).
+TEST_NEEDS := $(STAMP) tests/agui_node/node_modules tests/acp_node/node_modules \
+	tests/oidc_node/node_modules chromium db-servers peers
+
+# The suite in parallel pytest-xdist workers (docs/testing.md): a test of an xdist_group
+# runs in the same worker as the rest of its group; the ten slowest tests are printed last.
+# The workers mostly wait (on servers, peers, subprocesses), so there are more than cores.
+# TEST_WORKERS=0 runs the suite in this one process.
+TEST_WORKERS ?= 4
+pytest: $(TEST_NEEDS)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=10
 
 # Debian's Chromium for the playground's browser test (driven through Playwright's Python
 # package, never its own browser downloads). Installed when missing and running as root;
@@ -61,17 +74,21 @@ chromium:
 
 # The Python agent frameworks the interop matrix runs (interop/python/), one virtualenv
 # each: trpc-agent-py's `a2a` and `a2a-v1` extras cannot share an install, and neither
-# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements change.
+# can share the bridge's a2a-sdk. Rebuilt from scratch when their requirements' text
+# changes (each virtualenv keeps a copy): a newer file with the same text, as in a fresh
+# worktree whose build/peers links to another checkout's, only refreshes the stamp.
 PEERS := build/peers
 PEER_STAMPS := $(PEERS)/trpc-py/.stamp $(PEERS)/trpc-py-v1/.stamp $(PEERS)/adk/.stamp
 
 $(PEERS)/%/.stamp: interop/python/requirements-%.txt
-	@rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$*
-	$(PEERS)/$*/bin/python -m pip install -q --upgrade pip
-	$(PEERS)/$*/bin/python -m pip install -q -r $<
-	@touch $@
+	@if [ -f $@ ] && cmp -s $< $(PEERS)/$*/requirements.txt; then touch $@; else \
+		rm -rf $(PEERS)/$* && $(PYTHON) -m venv $(PEERS)/$* && \
+		echo "building the $* peer in $(PEERS)/$*" && \
+		$(PEERS)/$*/bin/python -m pip install -q --upgrade pip && \
+		$(PEERS)/$*/bin/python -m pip install -q -r $< && \
+		cp $< $(PEERS)/$*/requirements.txt && touch $@; fi
 
-# The peers of other languages (issue [20]): the A2A JavaScript SDK (interop/js) and
+# The peers of other languages: the A2A JavaScript SDK (interop/js) and
 # Google ADK for TypeScript (interop/adk-js) from npm, installed by `npm ci` from their
 # lock files; the A2A Java SDK (interop/java) from Maven Central: Maven only resolves the
 # SDK's jars (~/.m2) and writes their classpath, javac compiles the one source file to
@@ -98,7 +115,7 @@ peers: $(PEER_STAMPS) $(JAVA_PEER)/.stamp interop/js/node_modules interop/adk-js
 # Debian's PostgreSQL and Redis servers for the task-store, durable-task and replica
 # tests (started on loopback by the tests themselves). Installed when missing and running
 # as root; otherwise those tests skip and say why.
-db-servers:
+db-servers: | chromium  # one apt-get at a time
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing Debian's postgresql and redis-server for the replica tests"; \
@@ -130,17 +147,23 @@ tests/oidc_node/node_modules: tests/oidc_node/package-lock.json
 # The A2A TCK (``$$A2A_TCK_DIR``, default ../shared/a2a-tck; skipped, saying so, when absent)
 # against ``serve --agent tck --strict-card``: a MUST failure fails `make test`. (The default
 # card, which every 0.3 and 1.0 client reads, fails the TCK's 1.0 card schema test and only
-# that one: docs/specs/a2a.md.) Run before pytest so that pytest's summary stays the last line.
+# that one: docs/specs/a2a.md.)
 conformance-must: $(STAMP)
 	$(BIN)/python tests/conformance/tck_run.py --target tck --require-must --strict-card
 
-test: lint conformance-must pytest
+# Installs first (side by side), then lint, the TCK and the suite side by side: the TCK
+# mostly waits on its server, lint is short. Each one's output is printed whole when it
+# ends (the suite, the longest, last).
+test:
+	@$(MAKE) --no-print-directory -j4 $(TEST_NEEDS)
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint conformance-must pytest
 
 # The cross-language matrix against trpc-agent-go (builds interop/go; needs `go`) and the
 # Python frameworks (interop/python), also part of `make test`; this target prints it and
-# writes docs/interop.md.
+# writes docs/interop-matrix.md.
 interop: $(STAMP) peers
-	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/interop
+	INTEROP_REPORT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) \
+		--dist loadgroup tests/interop
 
 # The Go AgentHost sidecar (a Go agent the bridge serves with --agent grpc://…); the tests
 # build it themselves. Go's caches go under build/ when HOME is unset, as for interop/go.
@@ -148,7 +171,7 @@ agenthost:
 	cd interop/agenthost && $(if $(HOME),,GOCACHE=$(CURDIR)/build/go-cache GOPATH=$(CURDIR)/build/go-path) \
 		go build -o bin/agenthost .
 
-# The TCK against every target of the README's conformance table (proxy-go needs `go`),
+# The TCK against every target of docs/conformance.md's table (proxy-go needs `go`),
 # with the default card, then the tck agent with --strict-card.
 CONFORMANCE_TARGETS ?= tck tck-auth demo proxy-go sdk-echo
 conformance: $(STAMP)

@@ -18,7 +18,7 @@ installed, callgrind counts the instructions of each server for the same unary c
 for one stream, without a scrape in the window (the deterministic figure), and those of
 one scrape on its own (a cost per scrape, every few seconds, not per request).
 
-Goal (issue [21]): metrics cost at most 5 % of both rates. Run:
+Goal: metrics cost at most 5 % of both rates. Run:
 ``.venv/bin/python bench/metrics.py`` (``--quick``: fewer rounds, no callgrind).
 """
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
 from _rawhttp import Exchange, OtlpSink, exchange, request_bytes
 from peers import Process, bridge_proxy, bridge_server, build_gopeer, go_available, go_server
@@ -326,7 +327,7 @@ def targets(plain: dict[str, dict[str, float]]) -> None:
     )
 
 
-#: The proxy's goals (issue [22]): workload, what its rate counts, whether CPU counts too.
+#: The proxy's goals: workload, what its rate counts, whether CPU counts too.
 PROXY_GOALS = (
     ("stream 1k deltas", "events/s", True),
     ("stream 10k deltas", "events/s", True),

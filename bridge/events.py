@@ -138,7 +138,8 @@ class ChatMessage(BaseModel):
     @property
     def is_tool_result(self) -> bool:
         """The one rule for "this message is a tool's result": the tool role or a tool id
-        (trpc's ``convertToolResponseToA2AMessage`` test, ``docs/wire-spec.md`` §2.1)."""
+        (trpc's ``convertToolResponseToA2AMessage`` test, ``docs/specs/trpc-interaction.md``
+        §2.1)."""
         return self.role == Role.TOOL or bool(self.tool_id)
 
     def is_empty(self) -> bool:
@@ -163,7 +164,7 @@ class Choice(BaseModel):
 class Usage(BaseModel):
     """``model.Usage``: the tokens one LLM response used, when the agent reports them
     (the bridge's metrics count complete responses', ``gen_ai.client.token.usage``).
-    Carried by the trpc codec as the ``usage`` response metadata (``docs/wire-spec.md``
+    Carried by the trpc codec as the ``usage`` response metadata (``docs/specs/trpc-interaction.md``
     §2.2) and by AgentHost's ``AgentEvent.usage``."""
 
     model_config = _MODEL_CONFIG
@@ -231,7 +232,7 @@ class AgentEvent(BaseModel):
 
     def is_tool_event(self) -> bool:
         """Tool calls or tool results in a complete message (trpc v0 never looks at the
-        delta for this, ``docs/wire-spec.md`` §2.1 step 5)."""
+        delta for this, ``docs/specs/trpc-interaction.md`` §2.1 step 5)."""
         return any(c.message.tool_calls or c.message.is_tool_result for c in self.choices)
 
     def is_terminal_error(self) -> bool:

@@ -4,7 +4,7 @@ the ids it needs, and how it quotes an id a client sent.
 
 The identity header is trpc-agent-go's default (``WithUserIDHeader``); gRPC carries the
 same name, lower-cased, as metadata. Both card paths are served, and read in this order,
-as trpc-agent-go's v0 client reads them (``docs/wire-spec.md`` §1, §6).
+as trpc-agent-go's v0 client reads them (``docs/specs/trpc-interaction.md`` §1, §6).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ in :data:`_BUILT_IN` (or added at run time with :func:`register_encoding`).
 
 A door never chooses by if/else: it describes what the caller sent as an
 :class:`EncodingRequest` and asks :func:`select_encoding` with the server's negotiation
-policy (``docs/wire-spec.md`` §3.1): ``auto`` takes the first registered encoding that
+policy (``docs/specs/trpc-interaction.md`` §3.1): ``auto`` takes the first registered encoding that
 accepts the request, in registration order (plain A2A last, accepting everyone);
 ``always`` / ``never`` are trpc's names for ``trpc`` / ``plain``; any encoding's name
 forces it.
@@ -258,7 +258,7 @@ def stream_encoding(policy: str, request: EncodingRequest, run: RunTarget) -> St
 def fill_required_parts(item: ProtoFrame | Task) -> None:
     """A2A 1.0 marks ``Message.parts`` and ``Artifact.parts`` REQUIRED (at least one), so a
     metadata-only message or artifact gets one empty text part on the 1.0 wire: it adds no
-    content, and 1.0 validators accept it (``docs/wire-spec.md`` §2.12)."""
+    content, and 1.0 validators accept it (``docs/specs/trpc-interaction.md`` §2.12)."""
     holders: list[Any] = []
     if isinstance(item, Message):
         holders.append(item)

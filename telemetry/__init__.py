@@ -7,7 +7,7 @@ Modules (the runtime imports what it needs; codecs never import telemetry):
   spans, off by default; must run before ``a2a`` is imported.
 - :mod:`trpc_bridge.telemetry.spans` — span names, attributes, the cheap on/off check.
 - :mod:`trpc_bridge.telemetry.client` — ``invoke_agent`` CLIENT span, the a2a-sdk client
-  interceptor, ``inject_headers``, httpx instrumentation.
+  interceptor, ``inject_headers``.
 - :mod:`trpc_bridge.telemetry.server` — ASGI middleware and gRPC interceptor that extract
   the caller's context and open the SERVER span.
 - :mod:`trpc_bridge.telemetry.tools` — ``execute_tool`` spans from tool events.

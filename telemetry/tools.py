@@ -5,7 +5,7 @@ An agent's event stream says when a tool was asked for (an assistant message wit
 ``tool_id``); the time in between is the tool's execution.
 
 One tool call is one span, recorded by the process that runs the tool
-(``docs/wire-spec.md`` §6): the agent runner, for an agent whose tools run in it. The
+(``docs/specs/trpc-interaction.md`` §6): the agent runner, for an agent whose tools run in it. The
 tool calls a remote agent reports ran in the remote process, which records them; there
 the tracker (``tools=False``) only marks the run failed on a terminal error — in the
 caller's CLIENT span and in a proxy's SERVER span alike.

@@ -1,5 +1,7 @@
 """Throwaway database servers on loopback (PostgreSQL, Redis), for the task-store and
-replica tests and benchmarks.
+replica tests and benchmarks. Tests take them through the ``postgres_url`` and
+``redis_url`` fixtures (``tests/conftest.py``): one PostgreSQL cluster per test worker,
+a database per test.
 
 Uses the machine's server binaries (``initdb`` / ``pg_ctl``, ``redis-server``; `make test`
 installs Debian's packages when it runs as root); tests that need one skip, saying why,
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import shutil
 import socket
@@ -18,8 +21,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from parallel import free_port
 
 
 def _binary(name: str) -> str | None:
@@ -30,16 +35,10 @@ def _binary(name: str) -> str | None:
     return candidates[-1] if candidates else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def unavailable() -> str:
     """Why no server can be started here ("" when one can)."""
-    if _binary("initdb") is None or _binary("pg_ctl") is None:
-        return "PostgreSQL server binaries (initdb, pg_ctl) are not installed"
+    if any(_binary(name) is None for name in ("initdb", "pg_ctl", "psql")):
+        return "PostgreSQL server binaries (initdb, pg_ctl, psql) are not installed"
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         return "running as root without runuser: cannot start PostgreSQL as another user"
     return ""
@@ -51,10 +50,28 @@ def _run(command: list[str]) -> None:
 
 @dataclass
 class Postgres:
-    """A running cluster: its asyncpg URL, and stop / start for fault tests."""
+    """A running cluster: its asyncpg URL (database ``postgres``), new databases in it,
+    and stop / start for fault tests."""
 
-    url: str
+    port: int
     _pg_ctl: list[str]
+    _numbers: Iterator[int] = field(default_factory=itertools.count)
+
+    @property
+    def url(self) -> str:
+        return self.database_url("postgres")
+
+    def database_url(self, name: str) -> str:
+        return f"postgresql+asyncpg://bridge@127.0.0.1:{self.port}/{name}"
+
+    def new_database(self) -> str:
+        """An empty database of its own (a test's); its asyncpg URL."""
+        psql = _binary("psql")
+        assert psql, unavailable()
+        name = f"test_{next(self._numbers)}"
+        _run([psql, "-X", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "bridge",
+              "-d", "postgres", "-c", f"CREATE DATABASE {name}"])  # fmt: skip
+        return self.database_url(name)
 
     def stop(self) -> None:
         subprocess.run(
@@ -80,7 +97,7 @@ def postgres_cluster() -> Iterator[Postgres]:
         # -l: the server's output goes to a file, not to pipes it would hold open.
         log = str(Path(tmp) / "server.log")
         for attempt in range(3):  # PostgreSQL needs its port up front: retry if taken
-            port = _free_port()
+            port = free_port()
             options = f"-p {port} -k {tmp} -c listen_addresses=127.0.0.1 -c fsync=off"
             control = [*as_user, pg_ctl, "-D", str(data), "-l", log, "-o", options]
             try:
@@ -89,7 +106,7 @@ def postgres_cluster() -> Iterator[Postgres]:
             except subprocess.CalledProcessError:
                 if attempt == 2:
                     raise
-        server = Postgres(f"postgresql+asyncpg://bridge@127.0.0.1:{port}/postgres", control)
+        server = Postgres(port, control)
         try:
             yield server
         finally:
@@ -114,7 +131,7 @@ def redis_server() -> Iterator[str]:
     binary = shutil.which("redis-server")
     assert binary, redis_unavailable()
     for attempt in range(3):  # like PostgreSQL, it needs its port up front
-        port = _free_port()
+        port = free_port()
         command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
         command += ["--appendonly", "no", "--protected-mode", "yes"]
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

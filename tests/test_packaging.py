@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 from peers import running
 
+#: Both tests read the one installed wheel: one pytest-xdist worker builds it.
+pytestmark = pytest.mark.xdist_group("packaging")
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Source folder → import package (as setup.py maps them).
 PACKAGE_ROOTS = {
@@ -48,7 +51,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     venv.create(work / "venv", with_pip=True)
     bin_dir = work / "venv" / "bin"
     install = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        # No bytecode: compiling every dependency is a third of the install, and not
+        # what this checks.
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-compile", str(wheel)],
         capture_output=True,
         text=True,
         check=False,

@@ -1,11 +1,11 @@
-"""A tfrs progress producer written on a2a-sdk alone, as seed 000 tells an executor to
-write one: every ``working`` status update carries one Part with a text fallback and
+"""A tfrs progress producer written on a2a-sdk alone, as docs/specs/tfrs-progress.md tells an
+executor to write one: every ``working`` status update carries one Part with a text fallback and
 ``metadata["tfrs"]`` = the envelope as a JSON string; the answer comes only with the
 ``completed`` status. No bridge code makes its envelopes (the bridge's ``HttpListener``
 only hosts it); ``DefaultRequestHandler`` and ``InMemoryTaskStore`` keep the task, so
 ``tasks/get`` history and ``SubscribeToTask`` behave as any a2a-sdk server's.
 
-The script is deliberately untidy in the ways the seed allows: ``seq`` starts at 100,
+The script is deliberately untidy in the ways the envelope's rules allow: ``seq`` starts at 100,
 has a gap, one block is sent twice, and a ``v: 2`` envelope, a broken one and a plain
 working text sit among the good blocks. ``pause_after`` holds the run there until
 :meth:`TfrsPeer.release` (for resubscribe and ``tasks/get`` while working).

@@ -1,4 +1,4 @@
-"""What a user sees of an A2A answer: the executable reference of ``docs/wire-spec.md``
+"""What a user sees of an A2A answer: the executable reference of ``docs/specs/trpc-interaction.md``
 §11, a small, slow function from the frames of a stream (or one unary result) to the
 messages shown — each with its id, its answer text, its reasoning and its tool calls —
 and the run's error.

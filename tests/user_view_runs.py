@@ -1,4 +1,5 @@
-"""Generated A2A runs for the "what the user sees" properties (``docs/wire-spec.md`` §11).
+"""Generated A2A runs for the "what the user sees" properties (``docs/specs/trpc-interaction.md``
+§11).
 
 A :class:`Run` is what an agent said, as segments — text streamed in status messages,
 text streamed as an artifact, a tool call, a copy of what came just before — and how it

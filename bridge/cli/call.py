@@ -3,8 +3,8 @@
 Exit status 0 when the run ended normally, 1 with a one-line message on stderr when the
 agent could not be reached, its card is unusable, or the run ended in an error.
 
-``--progress`` asks the agent for tfrs progress (seed 000) and shows that instead of the
-event stream (:mod:`trpc_bridge.cli.progress_view`), then the answer the run ended with;
+``--progress`` asks the agent for tfrs progress (docs/specs/tfrs-progress.md) and shows that instead
+of the event stream (:mod:`trpc_bridge.cli.progress_view`), then the answer the run ended with;
 with ``--json`` each progress item is a ``{"progress": …}`` line among the events.
 """
 

@@ -1,4 +1,4 @@
-"""The client side of tfrs progress (seed 000) for :class:`RemoteAgent`.
+"""The client side of tfrs progress (docs/specs/tfrs-progress.md) for :class:`RemoteAgent`.
 
 A :class:`ProgressTap` sits in front of the content decoder on every result a remote
 agent sends — its stream, a resubscription, a ``tasks/get`` snapshot — and takes the
@@ -8,9 +8,9 @@ artifacts already carry those). The decoder sees the result without its progress
 an envelope's text fallback is never shown as answer text.
 
 Once a peer has shown it speaks tfrs (its card declares the extension, or an update
-carried a ``tfrs`` key), its plain working text is progress as well — the seed's rule
-that working text is never the reply. Before that, or for peers that never do, plain
-working text keeps the meaning the content decoder gives it.
+carried a ``tfrs`` key), its plain working text is progress as well: working text is
+never the reply (``docs/specs/tfrs-progress.md`` §7, departure 2). Before that, or for peers that
+never do, plain working text keeps the meaning the content decoder gives it.
 """
 
 from __future__ import annotations

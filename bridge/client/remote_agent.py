@@ -1,14 +1,14 @@
 """A remote A2A agent as an :class:`~trpc_bridge.agent.Agent`: call a trpc-agent-go agent
 (or any A2A agent) from Python, serve it again, proxy it, chain it.
 
-Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/wire-spec.md``
+Requests are written as trpc-agent-go's ``A2AAgent`` writes them (``docs/specs/trpc-interaction.md``
 §3.2, vectors Q01/Q02) and results decoded by :mod:`trpc_bridge.codecs.trpc.decode`.
 Failures never raise out of :meth:`RemoteAgent.run`: they arrive as error events, as
 with trpc's client — ``run_error`` for transport problems, ``flow_error`` for failed
 remote tasks.
 
-tfrs progress (seed 000) is read from every stream: new items go to the ``progress``
-sink of :meth:`RemoteAgent.run` / :meth:`RemoteAgent.follow`, and a peer that does not
+tfrs progress (docs/specs/tfrs-progress.md) is read from every stream: new items go to the
+``progress`` sink of :meth:`RemoteAgent.run` / :meth:`RemoteAgent.follow`, and a peer that does not
 speak trpc's dialect has them turned into reasoning and tool events
 (:mod:`trpc_bridge.client.progress`). Asynchronous calls: :meth:`RemoteAgent.start`
 (``return_immediately``), then :meth:`RemoteAgent.follow` (resubscribe) or

@@ -72,7 +72,7 @@ class EncodingOptions:
     #: trpc's encoding options (ADK keys, graph events, structured errors).
     encode: EncodeOptions = field(default_factory=EncodeOptions)
     #: Frames a subscriber may hold before its text deltas start to be merged:
-    #: trpc-agent-go's own subscriber buffer size (docs/wire-spec.md §7.12). A consumer
+    #: trpc-agent-go's own subscriber buffer size (docs/specs/trpc-interaction.md §7.12). A consumer
     #: within that lag sees exactly trpc's frames; past it trpc aborts the stream ("event
     #: queue is full"), the bridge merges.
     coalesce_after: int = 1024

@@ -1,6 +1,6 @@
 """Which text parts are reasoning: each framework marks them in the part's metadata in
-its own way (``docs/wire-spec.md`` §11.2). A part with any of these markers is reasoning
-for every reader in the bridge; booleans must be JSON ``true`` (trpc reads the string
+its own way (``docs/specs/trpc-interaction.md`` §11.2). A part with any of these markers is
+reasoning for every reader in the bridge; booleans must be JSON ``true`` (trpc reads the string
 ``"true"`` as no marker)."""
 
 from __future__ import annotations

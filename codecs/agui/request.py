@@ -1,5 +1,5 @@
 """AG-UI ``RunAgentInput`` → :class:`~trpc_bridge.events.AgentRequest`: the request side
-of the AG-UI door (``docs/wire-spec.md`` §5)."""
+of the AG-UI door (``docs/specs/trpc-interaction.md`` §5)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """AG-UI 1.0 from any :class:`~trpc_bridge.events.AgentEvent` stream, aggregated by
-``llm_response_id`` (trpc-agent-go's ``server/agui/translator``, ``docs/wire-spec.md``
+``llm_response_id`` (trpc-agent-go's ``server/agui/translator``, ``docs/specs/trpc-interaction.md``
 §5).
 
 One :class:`AguiTranslator` per run turns agent events into ``ag_ui.core`` events:

@@ -3,8 +3,8 @@
 What the bridge sends to a caller that did not declare a supported
 ``interaction_spec_version`` (negotiation ``auto``) or to every caller (``never``):
 the documented intent of trpc's interaction spec that trpc-agent-go itself does not
-implement (``docs/wire-spec.md`` §3.1, §9.1). Assistant text is streamed as artifact updates (one
-artifact per LLM response, ``append`` after the first chunk), with the response's
+implement (``docs/specs/trpc-interaction.md`` §3.1, §9.1). Assistant text is streamed as artifact
+updates (one artifact per LLM response, ``append`` after the first chunk), with the response's
 files and data as parts of the same artifact; reasoning, tool calls, tool results, code
 execution, state deltas and trpc metadata are left out. A terminal error becomes a
 ``failed`` (or ``canceled``) status whose message is the error text. A task-status event

@@ -1,5 +1,5 @@
 """What a stream has shown so far, and when a new text only repeats it
-(``docs/wire-spec.md`` §11.5–§11.6); the response ids each dialect writes.
+(``docs/specs/trpc-interaction.md`` §11.5–§11.6); the response ids each dialect writes.
 
 Every streaming agent framework sends its answer twice — the pieces, then the whole — and
 each marks the whole its own way, or not at all:

@@ -1,10 +1,10 @@
-"""E2A (seed 004): a normalised envelope for everything that reaches an agent
+"""E2A (``docs/specs/e2a.md``): a normalised envelope for everything that reaches an agent
 (:class:`E2AEnvelope`) and for every record that comes back (:class:`E2AResponse`), with
 adapters from ACP and A2A and projections back to them.
 
-"Seed 004 §x" in this package is a section of the E2A protocol document this follows:
-openJiuwen-ai/jiuwenswarm ``docs/zh/E2A-protocol.md`` (English: ``docs/en/E2A-protocol.md``),
-E2A ``1.0``. Where the bridge departs from it, README (ACP section) lists it and says why.
+``docs/specs/e2a.md §x`` in this package names a section of that page, which describes
+E2A ``1.0`` in the bridge's words with the section numbers of the original, and lists
+where the bridge departs from it and why.
 
 Modules: ``models`` (the records, ``from_dict`` / ``to_dict`` with the legacy keys),
 ``bodies`` and ``rules`` (what a record and a stream must satisfy), ``redact`` (the JSONL

@@ -1,4 +1,4 @@
-"""A2A ⇄ E2A (seed 004 §8, §12.6): a SendMessage request as an envelope, and responses as
+"""A2A ⇄ E2A (docs/specs/e2a.md §8, §12.6): a SendMessage request as an envelope, and responses as
 A2A ``StreamResponse`` JSON (``task`` | ``message`` | ``statusUpdate`` | ``artifactUpdate``).
 
 A SendMessage request is read in either wire shape (0.3 ``kind`` JSON, 1.0 JSON). Its

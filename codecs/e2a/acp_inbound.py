@@ -1,4 +1,4 @@
-"""ACP → E2A (seed 004 §8): a client's JSON-RPC call as an :class:`E2AEnvelope`, and an
+"""ACP → E2A (docs/specs/e2a.md §8): a client's JSON-RPC call as an :class:`E2AEnvelope`, and an
 ACP agent's ``session/update`` notifications and ``session/prompt`` answer as
 :class:`E2AResponse` records.
 

@@ -1,11 +1,12 @@
-"""E2A → ACP (seed 004 §7, §8, §12.6): an envelope as an ACP JSON-RPC call, and responses
+"""E2A → ACP (docs/specs/e2a.md §7, §8, §12.6): an envelope as an ACP JSON-RPC call, and responses
 as ACP ``session/update`` notifications and the JSON-RPC answer to ``session/prompt``.
 
 Everything sent is built from, or checked against, the ``agent-client-protocol`` models,
 so it is valid ACP for the installed schema: ``session/prompt`` params come out with
-``sessionId`` (seed 004 §11.4 prints ``session_id``, a key ACP agents do not read — the
-E2A-level :func:`merge_params_to_acp_prompt` still writes it, as §7 says, and the call
-maps it to ``sessionId``).
+``sessionId`` (the E2A document's example, docs/specs/e2a.md §11.4, prints
+``session_id``, a key ACP agents do not read — the E2A-level
+:func:`merge_params_to_acp_prompt` still writes it, as §7 says, and the call maps it to
+``sessionId``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ _TEXT_KEYS = ("text", "content", "query")
 
 
 def merge_params_to_acp_prompt(envelope: E2AEnvelope) -> dict[str, Any]:
-    """Seed 004 §7: for ``session/prompt``, ``params`` completed into ACP prompt params.
+    """docs/specs/e2a.md §7: for ``session/prompt``, ``params`` completed into ACP prompt params.
 
     1. an existing ``prompt`` is kept; 2. else a non-empty ``content_blocks`` list becomes
     the prompt; 3. else the first non-empty ``text`` / ``content`` / ``query`` string

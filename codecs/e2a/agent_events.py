@@ -1,17 +1,17 @@
 """Agent events ⇄ E2A responses: ``e2a.chunk`` (``delta_kind`` text / reasoning / tool /
-custom), ``e2a.complete`` and ``e2a.error`` (seed 004 §12.5).
+custom), ``e2a.complete`` and ``e2a.error`` (docs/specs/e2a.md §12.5).
 
 :class:`E2AEventEncoder` turns one run's :class:`~trpc_bridge.events.AgentEvent` stream
 into one request's records through a :class:`ResponseSequencer`, so the §12.3 rules hold
 by construction. Chunks carry the LLM response id as ``message_id``. A chunk is a *delta*:
 when trpc's complete (non-partial) response follows its streamed chunks, only what the
 chunks did not already say is sent, so no consumer shows a text twice. The final record
-is ``e2a.complete`` with ``result.content`` = the last answer text (seed 004 §12.8), or
+is ``e2a.complete`` with ``result.content`` = the last answer text (docs/specs/e2a.md §12.8), or
 ``e2a.error`` for a terminal error (code = the trpc error type; ``stop_agent_error`` and a
 cancelled run use code ``cancelled``).
 
 :func:`e2a_response_to_agent_event` reads records back into events; a run encoded and
-decoded folds (``bridge.aggregate``) into the same messages.
+decoded folds (``trpc_bridge.message_aggregate``) into the same messages.
 """
 
 from __future__ import annotations

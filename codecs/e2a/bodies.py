@@ -1,6 +1,6 @@
-"""What the L2 ``body`` of each ``response_kind`` must hold (seed 004 §12.5), and the one
-rule a single record can break on its own: ``status == failed`` ⇒ ``e2a.error`` (§12.2),
-or ``acp.jsonrpc_error``, the kind §12.5 / §12.6 allow at the ACP boundary (an ACP
+"""What the L2 ``body`` of each ``response_kind`` must hold (docs/specs/e2a.md §12.5), and
+the one rule a single record can break on its own: ``status == failed`` ⇒ ``e2a.error``
+(§12.2), or ``acp.jsonrpc_error``, the kind §12.5 / §12.6 allow at the ACP boundary (an ACP
 error, as its JSON-RPC ``error``); either error kind is ``failed``.
 
 Kinds this bridge does not know are accepted with any body: E2A 1.x may add kinds, and a

@@ -1,4 +1,5 @@
-"""E2A vocabulary (seed 004 §4, §6, §12): versions, provenance, response kinds and statuses.
+"""E2A vocabulary (docs/specs/e2a.md §4, §6, §12): versions, provenance, response kinds and
+statuses.
 
 ACP method and ``sessionUpdate`` names are not repeated here: they come from the
 ``agent-client-protocol`` package (``acp.meta`` and the schema's discriminators), so a
@@ -27,7 +28,6 @@ KIND_ERROR: Final = "e2a.error"
 KIND_ACP_SESSION_UPDATE: Final = "acp.session_update"
 KIND_ACP_PROMPT_RESULT: Final = "acp.prompt_result"
 KIND_ACP_JSONRPC_ERROR: Final = "acp.jsonrpc_error"
-KIND_ACP_OUTPUT_REQUEST: Final = "acp.output_request"
 KIND_A2A_TASK: Final = "a2a.task"
 KIND_A2A_MESSAGE: Final = "a2a.message"
 KIND_A2A_STREAM_EVENT: Final = "a2a.stream_event"
@@ -50,7 +50,7 @@ A2A_STREAM_BRANCHES: Final = {
 #: ``e2a.error`` code of a run the caller cancelled (ACP: ``stopReason: cancelled``).
 ERROR_CANCELLED: Final = "cancelled"
 
-#: ``method`` of an extension call (seed 004 §4.4): its own name is in ``ext_method``.
+#: ``method`` of an extension call (docs/specs/e2a.md §4.4): its own name is in ``ext_method``.
 METHOD_EXT: Final = "ext"
 #: ACP names its extension methods (and notifications) with a leading underscore.
 ACP_EXTENSION_PREFIX: Final = "_"
@@ -59,7 +59,7 @@ ACP_EXTENSION_PREFIX: Final = "_"
 ACP_SESSION_PROMPT: Final = "session/prompt"
 ACP_SESSION_UPDATE: Final = "session/update"
 
-# ``body.delta.type`` of structured chunks (this bridge's convention; seed 004 leaves the
+# ``body.delta.type`` of structured chunks (this bridge's convention; E2A leaves the
 # shape of a ``tool`` / ``custom`` delta open).
 TOOL_CALL: Final = "tool_call"  # {type, id, name, arguments: JSON text as the model wrote it}
 TOOL_RESULT: Final = "tool_result"  # {type, id, name, content: text}

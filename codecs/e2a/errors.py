@@ -1,6 +1,6 @@
 """Typed errors of the E2A codec. Every bad input raises one of these, never anything else.
 
-They are :class:`~trpc_bridge.codecs.trpc.keys.CodecError` (a ``ValueError``), so a door
+They are :class:`~trpc_bridge.codecs.errors.CodecError` (a ``ValueError``), so a door
 that already turns codec errors into a precise answer to its caller handles them too.
 """
 
@@ -25,8 +25,8 @@ class E2AFormatError(E2AError):
 
 
 class E2ARuleError(E2AError):
-    """A record that breaks a rule of seed 004 §12: ``failed`` without an error kind, a
-    sequence that does not go 0, 1, 2, … per request, a second ``is_final``."""
+    """A record that breaks a rule of docs/specs/e2a.md §12: ``failed`` without an error
+    kind, a sequence that does not go 0, 1, 2, … per request, a second ``is_final``."""
 
 
 def format_error(what: str, error: ValidationError) -> E2AFormatError:

@@ -1,4 +1,4 @@
-"""The legacy wire keys (seed 004 §12.4): a response record that also carries, in its
+"""The legacy wire keys (docs/specs/e2a.md §12.4): a response record that also carries, in its
 ``metadata``, the whole legacy JSON it replaces — an ``AgentResponse`` (the answer) or an
 ``AgentChunk`` (a streamed piece) — for an AgentServer → Gateway WebSocket peer that still
 reads the old shapes during a migration.

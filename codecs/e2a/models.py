@@ -1,7 +1,7 @@
-"""E2A request and response records (seed 004 §4, §5, §12): typed, with ``from_dict`` /
+"""E2A request and response records (docs/specs/e2a.md §4, §5, §12): typed, with ``from_dict`` /
 ``to_dict``.
 
-``from_dict`` reads what seed 004 §9 keeps readable — ``channel_id`` → ``channel``,
+``from_dict`` reads what docs/specs/e2a.md §9 keeps readable — ``channel_id`` → ``channel``,
 ``req_method`` → ``method``, top-level ``metadata`` → ``channel_context`` (only when that is
 empty), ``binding`` → ``provenance.details.migrated_from_binding``, a top-level ``payload``
 merged into ``params`` without overwriting — and epoch-second timestamps (normalised to
@@ -119,7 +119,7 @@ class E2AAuth(BaseModel):
 
 
 class E2AEnvelope(BaseModel):
-    """One request to an agent (seed 004 §4). ``params`` is the one business dict."""
+    """One request to an agent (docs/specs/e2a.md §4). ``params`` is the one business dict."""
 
     model_config = _CONFIG
     protocol_version: str = E2A_PROTOCOL_VERSION
@@ -164,7 +164,7 @@ class E2AEnvelope(BaseModel):
 
 
 class E2AResponse(BaseModel):
-    """One outbound record of an agent (seed 004 §12), streaming chunks included.
+    """One outbound record of an agent (docs/specs/e2a.md §12), streaming chunks included.
 
     Layers: L1 the ids, ``sequence``, ``is_final``, ``status``; L2 ``response_kind`` +
     ``body``; L3 ``projections`` (pre-built ACP / A2A JSON), auxiliary only: nothing in
@@ -190,7 +190,7 @@ class E2AResponse(BaseModel):
     #: For chunks: the id of the message they belong to (the LLM response id).
     message_id: str | None = None
     is_stream: StrictBool = False
-    #: ``None`` reads as ``agent``, the origin of every response (seed 004 §12.4).
+    #: ``None`` reads as ``agent``, the origin of every response (docs/specs/e2a.md §12.4).
     identity_origin: IdentityOrigin | None = None
     channel: str | None = None
     user_id: str | None = None
@@ -204,7 +204,7 @@ class E2AResponse(BaseModel):
 
     @classmethod
     def from_dict(cls, data: Any) -> E2AResponse:
-        """Read one record and check it on its own (kind/body/status, seed 004 §12.2);
+        """Read one record and check it on its own (kind/body/status, docs/specs/e2a.md §12.2);
         the rules across records are :class:`~trpc_bridge.codecs.e2a.rules.StreamChecker`'s."""
         raw = dict(_mapping(data, "E2A response"))
         if "channel" not in raw and "channel_id" in raw:
@@ -224,7 +224,7 @@ class E2AResponse(BaseModel):
         return _compact(self.model_dump(mode="json", by_alias=True), keep=_REQUIRED_RESPONSE_KEYS)
 
 
-#: Seed 004 §12.4: the L1 fields every response carries.
+#: docs/specs/e2a.md §12.4: the L1 fields every response carries.
 _REQUIRED_RESPONSE_KEYS = (
     "protocol_version",
     "response_id",
@@ -264,7 +264,7 @@ def _mapping(data: Any, what: str) -> Mapping[str, Any]:
 
 
 def _migrated_envelope(data: Mapping[str, Any]) -> dict[str, Any]:
-    """Seed 004 §9: the legacy ``AgentRequest`` keys mapped onto the current ones."""
+    """docs/specs/e2a.md §9: the legacy ``AgentRequest`` keys mapped onto the current ones."""
     raw = dict(data)
     for old, new in (("channel_id", "channel"), ("req_method", "method")):
         if raw.get(new) is None and raw.get(old) is not None:

@@ -1,6 +1,6 @@
-"""The JSONL wire-log line of an E2A record (seed 004 §12.7), secrets masked by the
-bridge's one redaction policy (:mod:`trpc_bridge.redaction`): values under secret-bearing
-keys (``bearer_token`` first of all) and secrets in every string.
+"""The JSONL wire-log line of an E2A record (docs/specs/e2a.md §12.7), secrets masked by
+the bridge's one redaction policy (:mod:`trpc_bridge.redaction`): values under
+secret-bearing keys (``bearer_token`` first of all) and secrets in every string.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """An E2A envelope as the agent's :class:`~trpc_bridge.events.AgentRequest`.
 
-The user's input is read from ``params`` in the order of seed 004 §7: ``prompt`` (ACP
+The user's input is read from ``params`` in the order of docs/specs/e2a.md §7: ``prompt`` (ACP
 content blocks), else ``content_blocks``, else the first non-empty ``text`` / ``content``
 / ``query``. Text blocks make the request text (joined without separator, as trpc does);
 images and audio become inline content parts, ``resource_link`` blocks and

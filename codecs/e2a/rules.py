@@ -1,4 +1,4 @@
-"""The rules across records (seed 004 §12.3), from both sides.
+"""The rules across records (docs/specs/e2a.md §12.3), from both sides.
 
 - :class:`ResponseSequencer` *writes* one request's responses so they cannot break them:
   ``sequence`` 0, 1, 2, … and exactly one ``is_final`` (after it, nothing more).
@@ -31,7 +31,7 @@ from trpc_bridge.codecs.e2a.errors import E2AFormatError, E2ARuleError
 from trpc_bridge.codecs.e2a.models import E2AEnvelope, E2AProvenance, E2AResponse, utc_now
 from trpc_bridge.names import new_hex_id
 
-#: Envelope fields every response of the request echoes (seed 004 §12.4).
+#: Envelope fields every response of the request echoes (docs/specs/e2a.md §12.4).
 _ECHOED = (
     "jsonrpc_id",
     "correlation_id",

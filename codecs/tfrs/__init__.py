@@ -1,6 +1,5 @@
-"""The tfrs structured progress envelope (seed 000, ``docs/wire-spec.md`` §10): progress
-blocks in A2A ``working`` status updates, beside (never instead of) the answer the
-terminal state carries.
+"""The tfrs structured progress envelope (``docs/specs/tfrs-progress.md``): progress blocks in A2A
+``working`` status updates, beside (never instead of) the answer the terminal state carries.
 
 - :mod:`.envelope` — the v1 model, its JSON-string form, the tolerant reader;
 - :mod:`.limits` — the 8 KB soft / 64 KB hard size rules, cutting at line ends;

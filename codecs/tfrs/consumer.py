@@ -1,4 +1,4 @@
-"""A2A results → the merged progress stream (the consumer side of seed 000).
+"""A2A results → the merged progress stream (the consumer side of tfrs progress).
 
 The same reader serves every way progress reaches a caller (decision E5/E6): the
 ``working`` status updates of a ``message/stream`` / ``SendStreamingMessage`` stream, of
@@ -87,8 +87,8 @@ def content_only(frame: Frame, *, all_working: bool = False) -> Frame:
     that carries an envelope loses its message (the decoder still learns the task and its
     state, and shows nothing), and a task loses the envelope-carrying messages of its
     history and of a working status. ``all_working``: every working update's message is
-    progress, with or without an envelope (a peer that speaks tfrs keeps to the seed's
-    rule that working text is never the reply). Anything else comes back as is."""
+    progress, with or without an envelope (a peer that speaks tfrs holds that working
+    text is never the reply: ``docs/specs/tfrs-progress.md`` §7). Anything else comes back as is."""
     if isinstance(frame, StatusFrame):
         message = frame.message
         if frame.state != WORKING or message is None:

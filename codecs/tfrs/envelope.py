@@ -1,5 +1,5 @@
-"""The tfrs progress envelope (seed 000, v1): the model, its JSON string form, and the
-tolerant reader.
+"""The tfrs progress envelope (``docs/specs/tfrs-progress.md``, v1): the model, its JSON string
+form, and the tolerant reader.
 
 A progress update is one A2A ``working`` status whose message has one Part carrying a
 human-readable ``text`` fallback and ``metadata["tfrs"]`` = the envelope as a JSON string
@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-#: The Part-metadata key that holds the envelope (seed decision E1).
+#: The Part-metadata key that holds the envelope (decision E1).
 METADATA_KEY = "tfrs"
 #: The only envelope version this reader understands.
 VERSION = 1

@@ -1,4 +1,4 @@
-"""Size rules for a block's free text (seed 000, decision E4).
+"""Size rules for a block's free text (docs/specs/tfrs-progress.md, E4).
 
 A piece is measured in UTF-8 bytes. Text over the soft limit (8 KB) is cut at line ends
 into pieces of at most 8 KB, so a ``seq`` per piece keeps them in order; one line longer

@@ -1,4 +1,4 @@
-"""The consumer's merge of one turn's progress blocks (seed 000, "乱序容忍").
+"""The consumer's merge of one turn's progress blocks (``docs/specs/tfrs-progress.md`` §6).
 
 Blocks may arrive late, twice, out of order or not at all. :class:`ProgressMerger` keeps
 each ``(streamKey, seq)`` once (the first arrival wins), never waits for a missing

@@ -1,5 +1,6 @@
-"""tfrs progress beside another stream encoding (seed 000: "beside, not instead of"),
-registered on the encoding seam as an overlay (:data:`TFRS_PROGRESS`).
+"""tfrs progress beside another stream encoding (never instead of it:
+``docs/specs/tfrs-progress.md``), registered on the encoding seam as an overlay
+(:data:`TFRS_PROGRESS`).
 
 A caller asks for it per request: the A2A extension ``tfrs-progress`` (the
 ``A2A-Extensions`` header, gRPC metadata, or ``X-A2A-Extensions`` on 0.3), or

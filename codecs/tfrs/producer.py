@@ -1,4 +1,4 @@
-"""Agent events → tfrs progress updates (the producer side of seed 000).
+"""Agent events → tfrs progress updates (``docs/specs/tfrs-progress.md`` §3).
 
 One :class:`ProgressProducer` per turn (one send request): it owns the turn's ``seq``
 counter, remembers which tool calls are open (so a tool result closes the right
@@ -10,8 +10,8 @@ Mapping: reasoning → ``thinking`` (each delta as it comes; a completion that r
 streamed reasoning adds nothing); text → ``text``, but only progress text: the text of
 an LLM response that ends in tool calls ("Let me check the weather."), sent once that
 response completes. A response without tool calls is the answer, which the terminal
-state carries (seed: 终值单源自终态), so it makes no block. Each tool call →
-``tool_call`` ``running`` (``streamKey`` = the call id); its result → ``tool_call``
+state carries (the final value comes from the terminal state only), so it makes no block. Each tool
+call → ``tool_call`` ``running`` (``streamKey`` = the call id); its result → ``tool_call``
 ``done`` on the same ``streamKey``; an error event → ``error``. Code execution, state
 deltas and graph events carry no progress block. ``tool_output_append`` is defined but
 off, as in v1 (decision E3); ``tool_output=True`` turns it on for tool results.
@@ -250,8 +250,8 @@ class ProgressProducer:
         return out
 
     def close(self) -> list[ProgressUpdate]:
-        """The turn ended normally: tool calls still open are ``done`` (seed: the output
-        stage tags the end of each tool call)."""
+        """The turn ended normally: tool calls still open are ``done`` (the end of
+        the turn closes each tool call)."""
         if self.finished:
             return []
         self.finished = True

@@ -1,4 +1,5 @@
-"""Agent events → A2A, as trpc-agent-go's server writes them (``docs/wire-spec.md`` §2).
+"""Agent events → A2A, as trpc-agent-go's server writes them (``docs/specs/trpc-interaction.md``
+§2).
 
 Pure functions over a2a-sdk protobuf types: one agent event becomes a list of parts plus
 message-level metadata (:func:`encode_event`); the runtime wraps that into a streaming
@@ -6,7 +7,7 @@ artifact update (:func:`artifact_update`) or collects it for a unary answer
 (:func:`pack_unary`). Stream framing (``submitted`` … final ``lastChunk`` artifact …
 ``completed``) and structured errors have their own constructors.
 
-Deliberate deviations from trpc-agent-go's v0 server (also listed in the README):
+Deliberate deviations from trpc-agent-go's v0 server (also listed in docs/serving.md):
 
 - **Text next to tool calls is kept.** trpc drops the ``content`` / ``reasoning_content``
   an LLM produces alongside tool calls (§2.3, §7.3), although its own client reads text

@@ -2,7 +2,7 @@
 directions of the codec: the ``state_delta`` envelope and Go-compatible JSON text.
 
 Values here are facts of the wire (``internal/a2a/a2a.go`` in trpc-agent-go); see
-``docs/wire-spec.md`` §0.4.
+``docs/specs/trpc-interaction.md`` §0.4.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ META_RESPONSE_ID = "llm_response_id"
 META_STATE_DELTA = "state_delta"
 META_TASK_STATE = "task_state"
 #: The bridge's own key (trpc-agent-go carries no usage on the A2A wire):
-#: ``model.Usage``'s JSON fields, ``docs/wire-spec.md`` §2.2.
+#: ``model.Usage``'s JSON fields, ``docs/specs/trpc-interaction.md`` §2.2.
 META_USAGE = "usage"
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 

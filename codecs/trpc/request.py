@@ -1,12 +1,12 @@
 """The user's A2A message ⇄ :class:`AgentRequest`, and version negotiation.
 
 Outbound (``request_to_message``) writes what trpc-agent-go's ``A2AAgent`` writes
-(``docs/wire-spec.md`` §3.2, vectors Q01/Q02): text first, then one part per content
+(``docs/specs/trpc-interaction.md`` §3.2, vectors Q01/Q02): text first, then one part per content
 part, request metadata ``interaction_spec_version`` / ``invocation_id`` / ``user_id``.
 Inbound (``message_to_request``) reads any A2A user message the way trpc-agent-go's
 server does (§2.9), except that DataParts become compact JSON text (``{"count":2}``, as
 trpc's v1 server writes them; Struct's ``2.0`` comes out as ``2``), not Go v0's
-``map[k:v]`` rendering — a deliberate deviation, see README.
+``map[k:v]`` rendering — a deliberate deviation, see docs/serving.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Whole trpc runs (``docs/wire-spec.md`` §2.4, §2.6, §2.10): the stream envelope and the
-unary packing around the per-event encoding of :mod:`trpc_bridge.codecs.trpc.encode`,
+"""Whole trpc runs (``docs/specs/trpc-interaction.md`` §2.4, §2.6, §2.10): the stream envelope and
+the unary packing around the per-event encoding of :mod:`trpc_bridge.codecs.trpc.encode`,
 registered as the ``trpc`` encoding.
 
 On the A2A 1.0 wire (JSON-RPC 1.0, REST, gRPC) the stream takes the shape of trpc's v1
@@ -8,7 +8,7 @@ the final chunk names the last artifact id with ``append: true``, and (for 1.0's
 fields) no message or artifact goes out without a part. Unlike trpc v1, which shares one
 fallback id among all id-less events of a run, each gets its own: under A2A's artifact
 semantics a repeated id without ``append`` *replaces* the artifact, so a shared id would
-make a code result replace its code (``docs/wire-spec.md`` §2.10).
+make a code result replace its code (``docs/specs/trpc-interaction.md`` §2.10).
 """
 
 from __future__ import annotations

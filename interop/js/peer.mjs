@@ -9,7 +9,7 @@
 // A2A's own streaming unit (README.md, "Scenarios on the wire"): artifactId = the step's
 // response id, chunks appended, then the complete response replacing them
 // (`append: false`, `lastChunk: true`). A2A has no reasoning or tool-call part, so they
-// use the part conventions of docs/wire-spec.md §0.4: text parts with
+// use the part conventions of docs/specs/trpc-interaction.md §0.4: text parts with
 // `metadata.thought: true`, DataParts typed by `metadata.type`.
 // The client prints every StreamResponse (or the unary Task / Message) in the SDK's
 // own JSON: the tests fold them into what a user sees (tests/interop/views.py).

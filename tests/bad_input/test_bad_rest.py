@@ -14,7 +14,12 @@ from trpc_bridge.server import BridgeServer
 
 from .running_stream import LIMIT, RunningStream, error_info, nested
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# One server and one running stream for the module, checked by its last test: the module
+# runs whole, in order, in one pytest-xdist worker.
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("bad_input_rest"),
+]
 
 JSON_V1 = {"content-type": "application/json", "A2A-Version": "1.0"}
 _MESSAGE = {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}

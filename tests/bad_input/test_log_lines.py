@@ -3,8 +3,8 @@ rate-limited, and the next line says how many were left out."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import socket
 import subprocess
 import sys
 import time
@@ -41,7 +41,12 @@ def every_line(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFi
         refusal_log.addFilter(LOG_BUDGET)
 
 
-def _one_refusal(caplog: pytest.LogCaptureFixture, name: str) -> None:
+async def _one_refusal(caplog: pytest.LogCaptureFixture, name: str) -> None:
+    # The line may be written just after the answer went out (gRPC logs as the call
+    # ends): wait for it, bounded, then require exactly one.
+    deadline = time.monotonic() + 10
+    while not caplog.records and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
     records = caplog.records
     assert [r.name for r in records] == ["trpc_bridge.refused"], (name, caplog.text)
     assert records[0].exc_info is None and "Traceback" not in caplog.text
@@ -55,33 +60,32 @@ async def test_one_line_per_refused_request(every_line: pytest.LogCaptureFixture
         async with httpx.AsyncClient(timeout=30) as http:
             for name, (request, _, _) in JSONRPC.items():
                 await http.post(server.jsonrpc_url, **request)
-                _one_refusal(every_line, name)
+                await _one_refusal(every_line, name)
             for name, (method, path, request, _, _) in REST.items():
                 await http.request(method, f"{server.rest_url}{path}", **request)
-                _one_refusal(every_line, name)
+                await _one_refusal(every_line, name)
             for name, (request, _, _) in AGUI.items():
                 await http.post(server.agui_url, **request)
-                _one_refusal(every_line, name)
+                await _one_refusal(every_line, name)
         for name, (method, raw, metadata, _, _) in GRPC.items():
             if name in ("oversized message", "metadata over 64 KiB (the request head's bound)"):
                 continue  # refused by grpcio's core before any Python code runs
             with pytest.raises(grpc.aio.AioRpcError):
                 await call_raw(server, method, raw, metadata)
-            _one_refusal(every_line, name)
+            await _one_refusal(every_line, name)
 
 
 def test_a_flood_of_bad_requests_is_rate_limited() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     cli = Path(sys.executable).parent / "trpc-bridge"
     server = subprocess.Popen(
-        [str(cli), "serve", "--port", str(port), "--grpc-port", "-1"],
-        stdout=subprocess.DEVNULL,
+        [str(cli), "serve", "--port", "0", "--grpc-port", "-1"],
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}/"
+    assert server.stdout is not None
+    # Its endpoint lines, printed once it listens: the URL of the port it got.
+    url = next(line.split()[1] for line in server.stdout if line.startswith("JSON-RPC"))
     bad = b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}'
     headers = {"content-type": "application/json"}
     try:

@@ -1,6 +1,6 @@
 """Small A2A servers outside trpc's dialect, on a2a-sdk alone (no bridge code): each one
 answers the way some other SDK or server legitimately does, for the plain-A2A cases of
-issue [8] point 5.
+``test_plain_a2a_semantics.py``.
 
 - :class:`ReplacingExecutor`: streams an artifact in ``append: true`` chunks, then sends
   the same artifact id again with ``append: false`` and the complete text (A2A: replace).

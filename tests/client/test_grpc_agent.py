@@ -5,11 +5,11 @@ the run with one ``run_error`` event, never a hang or an exception."""
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import grpc
 import pytest
 from agenthost_sidecar import Script, ScriptedSidecar, serving, start
+from parallel import free_port
 
 from trpc_bridge.client import RemoteAgentError
 from trpc_bridge.client.grpc_agent import GrpcAgent, GrpcAgentOptions, parse_agent_url
@@ -44,12 +44,6 @@ def _only_run_error(events: list[AgentEvent], *fragments: str) -> AgentEvent:
     return last
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def test_events_identity_and_request_arrive_unchanged() -> None:
     sidecar = ScriptedSidecar()
     async with serving(sidecar) as url, await GrpcAgent.connect(url) as agent:
@@ -76,7 +70,7 @@ async def test_closing_the_iterator_cancels_the_sidecars_run() -> None:
 
 
 async def test_no_sidecar_at_connect_is_a_precise_error() -> None:
-    url = f"grpc://127.0.0.1:{_free_port()}?connect_timeout=0.5"
+    url = f"grpc://127.0.0.1:{free_port()}?connect_timeout=0.5"
     with pytest.raises(RemoteAgentError, match=r"Describe at .* failed: DEADLINE_EXCEEDED"):
         await GrpcAgent.connect(url)
 

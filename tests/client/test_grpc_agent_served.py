@@ -70,8 +70,8 @@ async def test_the_callers_trace_reaches_the_sidecar() -> None:
     trace_id, span_id = traceparent.split("-")[1:3]
     assert int(trace_id, 16) == server_span.context.trace_id
     assert int(span_id, 16) == to_sidecar.context.span_id
-    # One execute_tool span per call (docs/wire-spec.md §6): an AgentHost sidecar is the
-    # bridge's agent, not an A2A peer with its own tracing, so the bridge records it,
+    # One execute_tool span per call (docs/specs/trpc-interaction.md §6): an AgentHost sidecar is
+    # the bridge's agent, not an A2A peer with its own tracing, so the bridge records it,
     # under its SERVER span, and the CLIENT span to the sidecar records none.
     [tool] = [s for s in spans if s.name == "execute_tool get_weather"]
     assert tool.parent is not None and tool.parent.span_id == server_span.context.span_id

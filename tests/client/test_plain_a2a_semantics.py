@@ -1,4 +1,4 @@
-"""Plain A2A semantics for servers outside trpc's dialect (issue [8] point 5), against
+"""Plain A2A semantics for servers outside trpc's dialect, against
 small a2a-sdk servers (``plain_servers.py``): the answer shows once, under one id, and a
 unary call waits for a task that is still working."""
 
@@ -61,7 +61,8 @@ def _fold_artifacts(frames: list[dict[str, Any]]) -> dict[str, str]:
 
 async def test_proxy_forwards_a_replacement_as_a_replacement() -> None:
     """An a2a-sdk client of ``trpc-bridge proxy`` in front of the replacing server keeps
-    the answer once (the proxy used to forward the replacement as ``append: true``)."""
+    the answer once: the proxy forwards the replacement as a replacement, not as
+    ``append: true``."""
     async with (
         serve(ReplacingExecutor()) as upstream,
         await RemoteAgent.connect(upstream) as remote,
@@ -100,7 +101,8 @@ async def test_unary_call_follows_a_task_that_is_still_working() -> None:
 async def test_call_no_stream_prints_the_answer_of_a_working_task(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``trpc-bridge call --no-stream`` used to print nothing and exit 0."""
+    """``trpc-bridge call --no-stream`` follows a task still working until it ends and
+    prints its answer (not nothing, with exit status 0)."""
     async with serve(SlowExecutor(), non_blocking=True) as url:
         assert await run_call(url, "hi", stream=False) == 0
     assert ANSWER in capsys.readouterr().out

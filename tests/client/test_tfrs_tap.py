@@ -1,6 +1,6 @@
 """The client's progress tap: plain working text stays content until the peer shows it
 speaks tfrs (an update with a ``tfrs`` key, or a card that declares the extension);
-from then on working text is progress, as the seed rules."""
+from then on working text is progress (docs/specs/tfrs-progress.md §7, departure 2)."""
 
 from __future__ import annotations
 

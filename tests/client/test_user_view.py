@@ -1,4 +1,4 @@
-"""What a user sees of any A2A answer (``docs/wire-spec.md`` §11): ``RemoteAgent``'s
+"""What a user sees of any A2A answer (``docs/specs/trpc-interaction.md`` §11): ``RemoteAgent``'s
 decoder, the ``call`` printer (console and ``--json``) and the proxy's re-encoding
 against the executable model (``tests/user_view.py``), on generated runs
 (``tests/user_view_runs.py``), streamed and unary, on both wires.

@@ -2,8 +2,9 @@
 
 Each case names an operation of :mod:`e2a_ops` and gives its ``input`` and
 either the JSON it must produce (``expect``) or the typed error it must raise
-(``expect_error``: class name and a part of the message). The seed's own examples
-(seed 004 §11.1–§11.5, §12.8) are E01–E06; E01 and E06 are read and written unchanged.
+(``expect_error``: class name and a part of the message). The E2A document's own
+examples (docs/specs/e2a.md §11.1–§11.5, §12.8) are E01–E06; E01 and E06 are read and written
+unchanged.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ CASES = [
 ]
 
 
-def test_the_seed_examples_are_covered() -> None:
+def test_the_documents_examples_are_covered() -> None:
     sources = " ".join(load_vector(p)["source"] for p in FILES)
     for section in ("§11.1", "§11.2", "§11.3", "§11.4", "§11.5", "§12.8"):
         assert section in sources

@@ -1,5 +1,5 @@
-"""The encoding seam's extension points, as docs/wire-spec.md documents them: an encoding
-or an overlay registered at run time is chosen, named and applied like a built-in one."""
+"""The encoding seam's extension points, as docs/specs/trpc-interaction.md documents them: an
+encoding or an overlay registered at run time is chosen, named and applied like a built-in one."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Golden vectors of the tfrs progress envelope (seed 000): T01–T10 producer (every kind
-and status, open tools at the end, errors, the 8 KB / 64 KB / 64 KB + 1 limits, the
+"""Golden vectors of the tfrs progress envelope (docs/specs/tfrs-progress.md): T01–T10 producer
+(every kind and status, open tools at the end, errors, the 8 KB / 64 KB / 64 KB + 1 limits, the
 ``seq`` start), T11–T12 the tolerant reader (every kind; ``v: 2``, broken JSON and every
 malformed field → pseudo-envelope), T13–T15 the consumer's merge (duplicates,
 reordering, gaps, 0.3 / 1.0 / ``tasks/get`` sources, turns), T16 envelopes → events,

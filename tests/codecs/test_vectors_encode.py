@@ -1,4 +1,5 @@
-"""Server-side conformance vectors (docs/wire-spec.md §8.1, §8.4) against the encode codec.
+"""Server-side conformance vectors (docs/specs/trpc-interaction.md §8.1, §8.4) against the encode
+codec.
 
 Each ``tests/vectors/*.json`` holds agent events (``AgentEvent`` JSON), the result
 trpc-agent-go's server writes (``expect``, copied from the reference) and the bridge's

@@ -56,6 +56,7 @@ TRANSPORT_NAMES = {"jsonrpc": "JSON-RPC", "http_json": "HTTP+JSON", "grpc": "gRP
 #: The whole TCK session; its own tests time out long before this.
 TCK_TIMEOUT_S = 900
 
+sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "interop"))
 from peers import bridge_server, build_gopeer, go_available, go_server, running  # noqa: E402
 

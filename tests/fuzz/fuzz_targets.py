@@ -94,7 +94,7 @@ def _stream(frames: Any) -> object:
 
 
 def _progress(result: Any) -> object:
-    # Never raises: anything unreadable is no progress (seed 000: best effort).
+    # Never raises: anything unreadable is no progress (tfrs progress is best effort).
     return ProgressConsumer().feed(result)
 
 

@@ -2,7 +2,7 @@
 
 Every test of this folder records its cell (scenario, mode, wire, direction) through the
 ``cell`` marker; at the end of the session the matrix is printed and, when the whole
-matrix ran (``make interop``), written to ``docs/interop.md``.
+matrix ran (``make interop``), written to ``docs/interop-matrix.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from framework_fixtures import bridges, framework_clients, framework_servers, go
 from frameworks import FRAMEWORK_LEGEND, versions
 from peers import GOPEER, SKIP_NO_GO, build_agenthost, build_gopeer, go_available
 
-REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
+REPORT = Path(__file__).resolve().parents[2] / "docs" / "interop-matrix.md"
 # The frameworks matrix's session fixtures, shared by its test modules.
 __all__ = ["bridges", "framework_clients", "framework_servers", "go_servers"]
 
@@ -46,10 +46,15 @@ def agenthost() -> Iterator[Path]:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    found = dict(report.user_properties).get("cell")
-    if not isinstance(found, tuple):
+    """Record a test's cell. Under pytest-xdist this runs in the controller too, on the
+    reports the workers send: the cell and its table travel in ``user_properties``."""
+    properties = dict(report.user_properties)
+    found = properties.get("cell")
+    if not isinstance(found, tuple | list):
         return
-    cell: tuple[str, str] = found
+    cell = (str(found[0]), str(found[1]))
+    if properties.get("cell_table"):
+        _TABLES[cell[1]] = str(properties["cell_table"])
     if report.when == "call" or report.outcome != "passed":
         if report.skipped and hasattr(report, "wasxfail"):
             _CELLS[cell] = "xfail"
@@ -68,7 +73,7 @@ def _record_cell(request: pytest.FixtureRequest) -> None:
     if marker is not None:
         request.node.user_properties.append(("cell", (marker.args[0], marker.args[1])))
         if marker.kwargs.get("table"):
-            _TABLES[marker.args[1]] = marker.kwargs["table"]
+            request.node.user_properties.append(("cell_table", marker.kwargs["table"]))
 
 
 def _cell(value: str, notes: dict[str, int]) -> str:
@@ -144,6 +149,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     REPORT.write_text(
         "# Interop matrix: trpc-a2a-bridge ⇄ trpc-agent-go, trpc-agent-python, Google ADK, "
         "the A2A JavaScript and Java SDKs, ADK for TypeScript\n\n"
+        "How the matrix runs and what it checks: [interop.md](interop.md).\n\n"
         f"Written by `make interop` on {stamp} with the Go peer "
         f"`{GOPEER.relative_to(REPORT.parents[1])}` (trpc-agent-go, see interop/go/README.md) "
         "and the framework and SDK peers of `interop/python/`, `interop/js/`, "

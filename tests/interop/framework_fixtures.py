@@ -68,6 +68,13 @@ def framework_clients() -> Iterator[dict[str, PeerClient]]:
         yield Lazy(stack, start)
 
 
+def peer_group(key: str) -> pytest.MarkDecorator:
+    """The pytest-xdist group of the tests built around framework ``key``'s peer
+    processes: they run in one worker, so that only that worker starts them (a framework
+    takes seconds of CPU to import, in each worker that starts it)."""
+    return pytest.mark.xdist_group(f"peers-{key}")
+
+
 @pytest.fixture(scope="session")
 def bridges() -> Iterator[dict[tuple[str, str], str]]:
     """``("serve", scenario)`` → ``trpc-bridge serve`` of the scenario's Python twin;

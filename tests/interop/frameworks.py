@@ -75,7 +75,7 @@ class Framework:
     folder: str = "python"
     #: An SDK, not a framework: its client prints A2A frames (``views.a2a_view`` folds
     #: them), and it declares no trpc ``interaction_spec_version``, so the bridge answers
-    #: it plain A2A: the answer text only (docs/wire-spec.md §3.1).
+    #: it plain A2A: the answer text only (docs/specs/trpc-interaction.md §3.1).
     sdk: bool = False
 
     @property
@@ -154,7 +154,7 @@ ADK_JS = Framework(
     folder="adk-js",
 )
 FRAMEWORKS = (TRPC_PY, TRPC_PY_V1, ADK, JS, JAVA, ADK_JS)
-#: The peers from outside Python and Go (issue [20]): the proxy pairs they join.
+#: The peers from outside Python and Go: the proxy pairs they join.
 NEW_PEERS = ("js", "java", "adk-js")
 
 #: The scenarios the framework peers express (interop/python/scripts.py).
@@ -181,9 +181,9 @@ interop/java), `adk-js` = Google ADK for TypeScript (`toA2a` server, `RemoteA2AA
 client, A2A 0.3, interop/adk-js). The two SDKs have no agent of their own: their servers \
 stream each scripted step as artifact updates (pieces appended, then the complete \
 response replacing them) with trpc's part conventions for reasoning and tool calls \
-(docs/wire-spec.md §0.4); their clients print the A2A frames they got, read by the \
-model of what a user sees (docs/wire-spec.md §11, tests/interop/views.py:a2a_view). They \
-declare no trpc \
+(docs/specs/trpc-interaction.md §0.4); their clients print the A2A frames they got, read \
+by the model of what a user sees (docs/specs/trpc-interaction.md §11, \
+tests/interop/views.py:a2a_view). They declare no trpc \
 `interaction_spec_version`, so the bridge (and a proxy) answers them plain A2A: their \
 `X→py` and `X→proxy→Y` cells expect the answer text (and the error) only, no reasoning \
 or tools (§3.1). ADK for TypeScript's client mints an id per event: its events fold by \

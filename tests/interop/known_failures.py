@@ -1,7 +1,7 @@
 """Matrix cells that fail today, each with the reason; they run as ``xfail(strict=True)``,
 so a fix that makes one pass fails the run until it is taken out of this table.
 Measured with trpc-agent-py 1.2.0, google-adk 2.13.0, @a2a-js/sdk 1.3.0, a2a-java-sdk
-0.3.2.Final and @google/adk 2.0.0 (docs/interop.md)."""
+0.3.2.Final and @google/adk 2.0.0 (docs/interop-matrix.md)."""
 
 from __future__ import annotations
 

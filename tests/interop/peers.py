@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parallel import exclusive
+
 ROOT = Path(__file__).resolve().parents[2]
 GO_DIR = ROOT / "interop" / "go"
 GOPEER = GO_DIR / "bin" / "gopeer"
@@ -64,11 +66,13 @@ def go_build(directory: Path, binary: Path) -> Path:
 
 
 def build_gopeer() -> Path:
-    return go_build(GO_DIR, GOPEER)
+    with exclusive("gopeer"):  # every worker builds it once; one at a time
+        return go_build(GO_DIR, GOPEER)
 
 
 def build_agenthost() -> Path:
-    return go_build(AGENTHOST_DIR, AGENTHOST)
+    with exclusive("agenthost"):
+        return go_build(AGENTHOST_DIR, AGENTHOST)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 from frameworks import ADK, TRPC_PY, TRPC_PY_V1, Framework, peer_servers
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"

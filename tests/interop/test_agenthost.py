@@ -46,6 +46,10 @@ def _comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return normalise(json.loads(text))
 
 
+#: One set of module servers, in one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("agenthost")
+
+
 @pytest.fixture(scope="module")
 def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
     """The bridge over the Go sidecar, the sidecar, and the bridge over the demo agent."""
@@ -60,7 +64,7 @@ def bridges(gopeer: Path, agenthost: Path) -> Iterator[dict[str, Process]]:
 @pytest.mark.parametrize("command", [["vet", "./..."], ["test", "./..."]])
 def test_go_side_of_the_contract(agenthost: Path, command: list[str]) -> None:
     """``go test``: the golden vector P01 parses and re-serialises byte for byte in Go;
-    ``go vet`` also compiles the README's example (``example/``)."""
+    ``go vet`` also compiles docs/agenthost.md's example (``example/``)."""
     result = go(AGENTHOST_DIR, *command)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from framework_fixtures import peer_group
 from frameworks import (
     FRAMEWORKS,
     NEW_PEERS,
@@ -55,7 +56,8 @@ def expected(scenario: str, mode: str = "stream") -> View:
 
 def plain(view: View) -> View:
     """What a plain A2A caller gets of ``view``: the bridge answers a caller that declares
-    no trpc ``interaction_spec_version`` with the answer text only (docs/wire-spec.md §3.1)."""
+    no trpc ``interaction_spec_version`` with the answer text only
+    (docs/specs/trpc-interaction.md §3.1)."""
     return View(texts=view.texts, error=view.error)
 
 
@@ -63,8 +65,10 @@ def _modes(framework: Framework) -> tuple[str, ...]:
     return ("stream", "unary") if framework.unary_client else ("stream",)
 
 
-def _param(scenario: str, column: str, *values: Any) -> Any:
-    marks = [pytest.mark.cell(scenario, column, table="frameworks")]
+def _param(scenario: str, column: str, group: str, *values: Any) -> Any:
+    """A cell's parameters; ``group``: the framework whose peer processes it needs most
+    (its server, else its client), see :func:`peer_group`."""
+    marks = [pytest.mark.cell(scenario, column, table="frameworks"), peer_group(group)]
     reason = known_failure(column, scenario)
     if reason:
         marks.append(pytest.mark.xfail(strict=True, reason=reason))
@@ -97,7 +101,7 @@ def check_peer_client(
 
 def _client_cells() -> list[Any]:
     return [
-        _param(s, f"{f.key}→py {m} {f.wire}", f, m)
+        _param(s, f"{f.key}→py {m} {f.wire}", f.key, f, m)
         for f in FRAMEWORKS
         for m in _modes(f)
         for s in SCENARIOS
@@ -131,7 +135,7 @@ async def _bridge_call(url: str, *, stream: bool) -> list[AgentEvent]:
 
 def _server_cells() -> list[Any]:
     return [
-        _param(s, f"py→{f.key} {m} {f.wire}", f, m)
+        _param(s, f"py→{f.key} {m} {f.wire}", f.key, f, m)
         for f in FRAMEWORKS
         for m in ("stream", "unary")
         for s in SCENARIOS
@@ -179,7 +183,7 @@ def _proxy_cells() -> list[Any]:
         modes = _modes(framework) if framework is not None else ("stream", "unary")
         for mode in modes:
             cells += [
-                _param(s, f"{client}→proxy→{upstream} {mode}", client, upstream, mode)
+                _param(s, f"{client}→proxy→{upstream} {mode}", upstream, client, upstream, mode)
                 for s in SCENARIOS
             ]
     return cells

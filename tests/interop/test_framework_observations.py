@@ -1,7 +1,5 @@
-"""The five observations of issue [8], each pinned by a test on the real framework peers
-(each failed before the fix; the git history has them as strict xfails). The trpc-agent-py
-client is its a2a-v1 one: since [9] the 0.3 one cannot read the default card at all
-(tests/interop/known_failures.py)."""
+"""Five behaviours first seen with the real framework peers, each pinned by a test on
+them (the trpc-agent-py client is its a2a-v1 one)."""
 
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import subprocess
 from typing import Any
 
 import pytest
+from framework_fixtures import peer_group
 from frameworks import PeerClient, PeerServers
 from peers import TRPC_BRIDGE
 
@@ -28,6 +27,7 @@ def _parts(answer: dict[str, Any], kind: str) -> list[Any]:
     return [p[kind] for e in answer["events"] for p in e.get("parts", []) if kind in p]
 
 
+@peer_group("trpc-py-v1")
 def test_trpc_py_client_gets_a_final_text_its_session_keeps(
     framework_clients: dict[str, PeerClient], bridges: dict[tuple[str, str], str]
 ) -> None:
@@ -43,6 +43,7 @@ def test_trpc_py_client_gets_a_final_text_its_session_keeps(
     assert responses and all(e["response_id"] for e in responses)
 
 
+@peer_group("adk")
 def test_adk_client_uses_the_default_card_and_sees_the_structure(
     framework_clients: dict[str, PeerClient], bridges: dict[tuple[str, str], str]
 ) -> None:
@@ -73,6 +74,7 @@ def _cli_call(url: str, *extra: str) -> str:
 
 
 @pytest.mark.parametrize("mode", [(), ("--no-stream",)], ids=["stream", "unary"])
+@peer_group("trpc-py")
 def test_call_to_trpc_py_server_prints_the_answer_once(
     framework_servers: dict[str, PeerServers], mode: tuple[str, ...]
 ) -> None:
@@ -88,6 +90,7 @@ async def _events(url: str) -> list[AgentEvent]:
         return [e async for e in agent.run(AgentRequest(text="hi", context_id="c1"))]
 
 
+@peer_group("adk")
 def test_call_to_adk_server_keeps_ids_and_shows_the_answer_once(
     framework_servers: dict[str, PeerServers],
 ) -> None:
@@ -103,6 +106,7 @@ def test_call_to_adk_server_keeps_ids_and_shows_the_answer_once(
     assert _cli_call(url).count(ANSWER) == 1
 
 
+@peer_group("adk")
 def test_trpc_py_client_through_proxy_to_adk(
     framework_clients: dict[str, PeerClient],
     framework_servers: dict[str, PeerServers],

@@ -29,9 +29,17 @@ MODES = ("stream", "unary")
 
 
 def _cells(column: str, *, v1: bool = False) -> list[Any]:
-    """(scenario, mode) parameters, each marked with its matrix cell."""
+    """(scenario, mode) parameters, each marked with its matrix cell. A scenario's cells
+    run in one pytest-xdist worker, the only one that starts its servers."""
     return [
-        pytest.param(s, m, marks=pytest.mark.cell(s, f"{column} {m} {'v1' if v1 else 'v0'}"))
+        pytest.param(
+            s,
+            m,
+            marks=[
+                pytest.mark.cell(s, f"{column} {m} {'v1' if v1 else 'v0'}"),
+                pytest.mark.xdist_group(f"go-matrix-{s}"),
+            ],
+        )
         for s in SCENARIOS
         for m in MODES
     ]

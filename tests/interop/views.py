@@ -200,7 +200,7 @@ def go_view(events: list[dict[str, Any]]) -> View:
 def a2a_view(frames: Iterable[Mapping[str, Any]], *, unary: bool = False) -> View:
     """What a user of an A2A SDK's client sees of the results it received — stream frames,
     or (``unary``) the Task / Message of a unary call, in either wire's JSON: the model of
-    docs/wire-spec.md §11 (``tests/user_view.py``), reduced to what a cell compares."""
+    docs/specs/trpc-interaction.md §11 (``tests/user_view.py``), reduced to what a cell compares."""
     results = [read_result(frame) for frame in frames]
     shown = unary_view(results[-1]) if unary else stream_view(results)
     messages = shown.messages

@@ -34,7 +34,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: Screenshots for a person to look at (the README's docs/playground.png is one of them).
+#: Screenshots for a person to look at (docs/playground.png is one of them).
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build"
 #: Long enough for a cold Chromium on a busy 2-core machine; a hang still fails the test.
 TIMEOUT_MS = 60_000

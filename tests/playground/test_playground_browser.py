@@ -27,6 +27,9 @@ from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .browser import Playground, playground_browser, read_run
 
+#: One headless Chromium at a time: the browser tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 #: Error text colour of the light theme (playground.css, --error).
 ERROR_RED = "rgb(176, 0, 32)"
 
@@ -137,7 +140,7 @@ async def test_demo_agent_run_is_shown_live(
         assert code.code == ["print(6 * 7)"]
         assert code.output == ["42\n"]
         assert code.answers == ["Let me compute it.", "The result is 42."]
-        await playground.screenshot("playground-demo.png")  # the README's docs/playground.png
+        await playground.screenshot("playground-demo.png")  # docs/playground.png
 
         await check_more_turns(playground, agent)
         await playground.screenshot("playground-demo-all.png")

@@ -19,6 +19,9 @@ from .browser import playground_browser, read_run
 
 GO_SERVICE = "gopeer-upstream"
 
+#: One headless Chromium at a time: the browser tests share a pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 
 @pytest.fixture(scope="module")
 def gopeer() -> Iterator[Path]:

@@ -1,5 +1,5 @@
-"""Every card the bridge serves is one its readers accept (``docs/wire-spec.md`` §2.11):
-each form at the well-known paths and the extended card, of ``serve`` and of a proxy in
+"""Every card the bridge serves is one its readers accept (``docs/specs/trpc-interaction.md``
+§2.11): each form at the well-known paths and the extended card, of ``serve`` and of a proxy in
 front of each kind of upstream card, checked against A2A 1.0's proto (the card parses,
 every field of its type; what the proto marks REQUIRED is there) and, for the forms 0.3
 readers get, against A2A 0.3's JSON schema as the installed a2a-sdk carries it (its 0.3

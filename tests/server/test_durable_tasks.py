@@ -1,11 +1,11 @@
 """Running tasks survive what a server process goes through: a crash (SIGKILL) leaves a
-task that reads ``failed`` with an ``interrupted`` error after a restart (it used to be
-"not found"), SIGTERM ends a live stream with a final status frame (it used to be cut),
-and a task store that fails mid-run is an error the caller sees (it used to be a
-``completed`` that was never stored), which every later read repeats and the store is
-brought to agree with once it answers again (it used to read ``submitted`` for ever).
-Real ``trpc-bridge serve`` processes, real SQLite files (filled up with SQLite's own
-page limit) and a real PostgreSQL server (stopped and started again)."""
+task that reads ``failed`` with an ``interrupted`` error after a restart (not "not
+found"), SIGTERM ends a live stream with a final status frame (not a cut connection),
+and a task store that fails mid-run is an error the caller sees (never a ``completed``
+that was not stored), which every later read repeats and the store is brought to agree
+with once it answers again (never ``submitted`` for ever). Real ``trpc-bridge serve``
+processes, real SQLite files (filled up with SQLite's own page limit) and a real
+PostgreSQL server (stopped and started again)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import db_servers
 import grpc
 import httpx
 import pytest
+from a2a.server.tasks import DatabaseTaskStore
 from a2a.types import TaskState
 from peers import bridge_server
 from sqlalchemy import event
@@ -27,6 +28,7 @@ from task_calls import TaskCalls, delta_pieces, final_state, status_text, task_p
 
 from trpc_bridge.agents.scenarios import long_slow
 from trpc_bridge.server import BridgeServer, Durability, ServerOptions
+from trpc_bridge.server.tasks.store import make_task_store
 
 LONG = "trpc_bridge.agents.scenarios:long_slow"  # 1000 deltas, 5 ms apart
 ALL_PIECES = [f"t{i} " for i in range(1000)]
@@ -41,6 +43,25 @@ async def _start_long_stream(calls: TaskCalls, frames_wanted: int) -> tuple[str,
     return seen[0]["taskId"], context, reader
 
 
+async def _until_checkpointed(url: str, task_id: str, pieces: int) -> None:
+    """Wait until the store holds a checkpoint of ``task_id`` with at least ``pieces``
+    deltas: when the journal writes depends on the machine's load, what it writes does
+    not (bounded, in case it never does)."""
+    store = make_task_store(url)
+    assert isinstance(store, DatabaseTaskStore)
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            task = await store.get(task_id, _owner("alice"))
+            text = "".join(p.text for a in task.artifacts for p in a.parts) if task else ""
+            if len(text.split()) >= pieces:
+                return
+            assert time.monotonic() < deadline, f"no checkpoint of {pieces} deltas in 60 s"
+            await asyncio.sleep(0.05)
+    finally:
+        await store.engine.dispose()
+
+
 def _port(url: str) -> str:
     return url.rstrip("/").rsplit(":", 1)[1]
 
@@ -52,7 +73,7 @@ async def test_a_killed_server_leaves_its_running_task_failed_interrupted(
     with bridge_server(LONG, extra=extra) as first:
         calls = TaskCalls(first.url)
         task_id, stream, _ = await _start_long_stream(calls, 60)
-        await asyncio.sleep(0.6)  # a few checkpoints
+        await _until_checkpointed(task_store_url, task_id, 50)
         first.proc.send_signal(signal.SIGKILL)
         first.proc.wait(timeout=10)
         with contextlib.suppress(Exception):  # the connection was cut

@@ -1,5 +1,5 @@
-"""Seed 003's four invocation modes on every 1.0 transport, with a2a-sdk clients: blocking,
-``return_immediately`` (then ``tasks/get`` and subscribe), streaming, and push
+"""A2A's four invocation modes (docs/conformance.md) on every 1.0 transport, with a2a-sdk clients:
+blocking, ``return_immediately`` (then ``tasks/get`` and subscribe), streaming, and push
 notifications to a real webhook receiver on loopback — its outage (retries), a redelivery
 (duplicate, deduped by the notification id), and the caller going away and coming back.
 """

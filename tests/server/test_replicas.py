@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import db_servers
 import httpx
 import pytest
 from peers import Process, bridge_server
@@ -34,23 +33,17 @@ ALL_PIECES = [f"t{i} " for i in range(1000)]
 TIMEOUT = 2.0  # --replica-timeout: a dead replica's tasks fail within ~4/3 of it
 
 
-@pytest.fixture(scope="module")
-def database() -> Iterator[str]:
-    if reason := db_servers.unavailable():
-        pytest.skip(reason)
-    with db_servers.postgres_server() as url:
-        yield url
+@pytest.fixture
+def database(postgres_url: str) -> str:
+    """The replicas' task store: a database of this test's own."""
+    return postgres_url
 
 
 @pytest.fixture(params=["postgresql", "redis"])
-def fanout(request: pytest.FixtureRequest) -> Iterator[str]:
+def fanout(request: pytest.FixtureRequest) -> str:
     if request.param == "postgresql":
-        yield "postgresql"
-        return
-    if reason := db_servers.redis_unavailable():
-        pytest.skip(reason)
-    with db_servers.redis_server() as url:
-        yield url
+        return "postgresql"
+    return str(request.getfixturevalue("redis_url"))
 
 
 def _flags(database: str, fanout: str) -> list[str]:

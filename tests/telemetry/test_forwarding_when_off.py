@@ -3,7 +3,9 @@ caller's trace context on unchanged (W3C: forward what you do not take part in).
 
 Real pieces only: a caller ``RemoteAgent`` with an explicit ``traceparent`` → a
 ``BridgeServer`` serving a ``RemoteAgent`` (the proxy) → a ``BridgeServer`` whose agent
-reports the trace id current while it runs. Both servers have tracing off.
+reports the trace id current while it runs. Tracing is off everywhere — both servers and
+both clients are given a no-op tracer provider, whatever provider another test of the
+same process installed globally.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ async def _report_trace(request: AgentRequest) -> AsyncIterator[AgentEvent]:
     yield AgentEvent.final_text(text, "chatcmpl-trace")
 
 
+OFF = trace.NoOpTracerProvider()
+
+
 def _options() -> ServerOptions:
-    return ServerOptions(port=0, grpc_port=0, tracer_provider=trace.NoOpTracerProvider())
+    return ServerOptions(port=0, grpc_port=0, tracer_provider=OFF)
 
 
 @pytest.mark.parametrize("transport", ["jsonrpc", "rest", "grpc"])
@@ -38,9 +43,11 @@ async def test_a_proxy_with_tracing_off_forwards_the_callers_trace(transport: st
     headers = {"traceparent": TRACEPARENT, "baggage": "tenant=acme"}
     async with (
         BridgeServer(upstream_agent, _options()) as upstream,
-        await RemoteAgent.connect(upstream.base_url) as remote,
+        await RemoteAgent.connect(upstream.base_url, tracer_provider=OFF) as remote,
         BridgeServer(remote, _options()) as proxy,
-        await RemoteAgent.connect(proxy.base_url, transport=transport, headers=headers) as caller,
+        await RemoteAgent.connect(
+            proxy.base_url, transport=transport, headers=headers, tracer_provider=OFF
+        ) as caller,
     ):
         events = [e async for e in caller.run(AgentRequest(text="hi"))]
     texts = [c.message.content for e in events for c in e.choices if c.message.content]
@@ -51,7 +58,7 @@ async def test_without_a_caller_trace_nothing_is_invented() -> None:
     agent = FunctionAgent("upstream", "reports its trace context", _report_trace)
     async with (
         BridgeServer(agent, _options()) as server,
-        await RemoteAgent.connect(server.base_url) as caller,
+        await RemoteAgent.connect(server.base_url, tracer_provider=OFF) as caller,
     ):
         events = [e async for e in caller.run(AgentRequest(text="hi"))]
     texts = [c.message.content for e in events for c in e.choices if c.message.content]

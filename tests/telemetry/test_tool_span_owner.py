@@ -1,6 +1,7 @@
 """One tool call, one ``execute_tool`` span: recorded by the process that runs the tool
 (the agent's server), not by the caller's client span nor by a proxy's server or client
-span (``docs/wire-spec.md`` §6). A proxy still marks its spans failed when the run fails."""
+span (``docs/specs/trpc-interaction.md`` §6). A proxy still marks its spans failed when the run
+fails."""
 
 from __future__ import annotations
 

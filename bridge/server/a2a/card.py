@@ -1,6 +1,6 @@
 """The agent card the bridge serves for a Python agent.
 
-Shaped like trpc-agent-go's card (``docs/wire-spec.md`` §2.11): the agent's own skill
+Shaped like trpc-agent-go's card (``docs/specs/trpc-interaction.md`` §2.11): the agent's own skill
 tagged ``default`` plus one skill per tool, ``capabilities.streaming``, and the
 ``trpc-a2a-version`` extension. It is an a2a-sdk 1.0 card with one interface per
 transport; the JSON-RPC interface is listed for 1.0 and for 0.3 on the same URL, which
@@ -78,7 +78,8 @@ def build_agent_card(
     # Optional: a caller that asks for it gets tfrs progress beside its usual encoding.
     progress = AgentExtension(
         uri=TFRS_EXTENSION_URI,
-        description="tfrs progress envelopes in working status updates (seed 000)",
+        description="tfrs progress envelopes in working status updates "
+        "(docs/specs/tfrs-progress.md)",
     )
     progress.params.update({"version": TFRS_VERSION})
     return AgentCard(

@@ -1,6 +1,6 @@
 """Who may come in: authentication and TLS for every door of the bridge server.
 
-One :class:`~trpc_bridge.server.auth.gate.AuthGate` per server holds the configured
+One :class:`~trpc_bridge.server.auth.authenticator.AuthGate` per server holds the configured
 scheme (:mod:`.oidc`, :mod:`.api_keys`, :mod:`.mtls`, or the trusted ``X-User-ID`` header
 of :mod:`.trusted_header`); the HTTP edge (:mod:`.http_edge`) and the gRPC edge
 (:mod:`.grpc_edge`) run every request through it before any door sees the request, answer

@@ -1,4 +1,5 @@
-"""``X-User-ID`` taken on trust: trpc-agent-go's convention (``docs/wire-spec.md`` §3.3).
+"""``X-User-ID`` taken on trust: trpc-agent-go's convention
+(``docs/specs/trpc-interaction.md`` §3.3).
 
 Right only where nobody but a trusted party can reach the port: a loopback bind (the
 default there) or behind an authenticating proxy that sets the header itself

@@ -1,7 +1,7 @@
 """How a task that stopped running without finishing reads: ``failed``, with an
 ``interrupted`` error that says why (the server shut down, crashed, or lost its
 database lease), in the same structured-error shape as an agent failure
-(docs/wire-spec.md §4), so trpc-agent-go and a2a-sdk clients both read it."""
+(docs/specs/trpc-interaction.md §4), so trpc-agent-go and a2a-sdk clients both read it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A2A results → :class:`~trpc_bridge.events.AgentEvent`: what trpc-agent-go's ``A2AAgent``
-reads, plus what it loses (``docs/wire-spec.md`` §4).
+reads, plus what it loses (``docs/specs/trpc-interaction.md`` §4).
 
 Two entry points:
 

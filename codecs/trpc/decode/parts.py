@@ -1,5 +1,5 @@
 """A2A parts → content (trpc's ``parseA2AMessagePartsWithMappers``,
-``docs/wire-spec.md`` §4.3): text and reasoning, tool calls and results, code, files,
+``docs/specs/trpc-interaction.md`` §4.3): text and reasoning, tool calls and results, code, files,
 and DataParts of unknown types through the caller's mappers."""
 
 from __future__ import annotations
@@ -162,5 +162,5 @@ def _code_field(data: Any, key: str) -> str:
 
 def has_content(parts: Iterable[WirePart]) -> bool:
     """Any part but an empty text (the one the 1.0 wire adds to satisfy required fields,
-    ``docs/wire-spec.md`` §2.12)."""
+    ``docs/specs/trpc-interaction.md`` §2.12)."""
     return any(part.kind != "text" or part.text for part in parts)

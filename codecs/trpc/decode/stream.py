@@ -1,5 +1,5 @@
 """A streamed A2A answer → events, one :class:`StreamDecoder` per stream
-(``docs/wire-spec.md`` §4.2–§4.4), including the rule consumers rely on: a non-partial
+(``docs/specs/trpc-interaction.md`` §4.2–§4.4), including the rule consumers rely on: a non-partial
 event carries the *complete* message of its response id, so the Go v0 server's re-sent
 final text is never shown twice."""
 

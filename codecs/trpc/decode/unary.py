@@ -1,6 +1,6 @@
 """A unary result (a Message or a Task, either wire shape) → events, as trpc's
-``ConvertToEvents`` reads it (``docs/wire-spec.md`` §4.4, vector C11): one event per agent
-history message, then one per artifact, the last one ``done``."""
+``ConvertToEvents`` reads it (``docs/specs/trpc-interaction.md`` §4.4, vector C11): one event per
+agent history message, then one per artifact, the last one ``done``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Message-like units (a message, an artifact, a status) and the events built from them
-(``docs/wire-spec.md`` §4.3–§4.4): the response metadata of a unit, the error rules, and
-the units of each kind of frame, shared by the unary and the stream decoder."""
+(``docs/specs/trpc-interaction.md`` §4.3–§4.4): the response metadata of a unit, the error rules,
+and the units of each kind of frame, shared by the unary and the stream decoder."""
 
 from __future__ import annotations
 

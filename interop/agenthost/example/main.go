@@ -1,4 +1,4 @@
-// The smallest agent the bridge can serve: the README's "Agents in any language" example.
+// The smallest agent the bridge can serve: the example of docs/agenthost.md.
 package main
 
 import (

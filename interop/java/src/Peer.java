@@ -188,7 +188,7 @@ public final class Peer {
         return new TextPart(text, Map.of("thought", true));
     }
 
-    // A2A has no tool-call part: the DataPart conventions of docs/wire-spec.md §0.4.
+    // A2A has no tool-call part: the DataPart conventions of docs/specs/trpc-interaction.md §0.4.
     private static DataPart callPart(JsonNode call) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("id", call.get("id").asText());

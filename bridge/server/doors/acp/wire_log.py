@@ -1,4 +1,4 @@
-"""The JSONL wire log of E2A records (seed 004 §12.7): one record per line, secrets masked.
+"""The JSONL wire log of E2A records (docs/specs/e2a.md §12.7): one record per line, secrets masked.
 
 Every response line carries request_id, response_id, sequence, is_final, status,
 response_kind and timestamp, so a log can be searched by request and replayed in order
