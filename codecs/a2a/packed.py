@@ -1,12 +1,13 @@
 """A unary answer beside the Python values it was packed from.
 
-trpc's unary answer (``docs/wire-spec.md`` §2.6) is a ``Message``, or a completed ``Task``
-whose history is every message but the last and whose artifact is the last. The packer
-(``codecs/trpc/runs.py``) fills that protobuf from each message's parts and metadata
-mapping; the task store keeps the protobuf and a2a-sdk's transports send it. A writer of
-the 0.3 JSON answer (:mod:`~trpc_bridge.codecs.a2a.json03`) would otherwise read every
-field and metadata ``Struct`` of it back, the larger part of a unary call's answer: a
-:class:`PackedResult` hands it the ids, parts and mappings the packer used instead.
+trpc's unary answer (``docs/specs/trpc-interaction.md`` §2.6) is a ``Message``, or a
+completed ``Task`` whose history is every message but the last and whose artifact is the
+last. The packer (``codecs/trpc/runs.py``) fills that protobuf from each message's
+parts and metadata mapping; the task store keeps the protobuf and a2a-sdk's transports
+send it. A writer of the 0.3 JSON answer (:mod:`~trpc_bridge.codecs.a2a.json03`) would
+otherwise read every field and metadata ``Struct`` of it back, the larger part of a
+unary call's answer: a :class:`PackedResult` hands it the ids, parts and mappings the
+packer used instead.
 """
 
 from __future__ import annotations

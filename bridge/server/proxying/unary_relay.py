@@ -4,8 +4,8 @@ A unary caller of ``trpc-bridge proxy`` in front of trpc-agent-go (``message/sen
 the A2A 0.3 wire, trpc's encoding on both sides) is answered from the upstream's own
 answer: the proxy sends it the call as ``message/send`` (:meth:`RemoteAgent.run
 <trpc_bridge.client.RemoteAgent.run>` with ``stream=False``) and the answer, a completed
-Task, is what trpc's packer gives back (``docs/wire-spec.md`` §2.6): its history then its
-artifact, each one event of the run. The event path decodes each into an event
+Task, is what trpc's packer gives back (``docs/specs/trpc-interaction.md`` §2.6): its
+history then its artifact, each one event of the run. The event path decodes each into an event
 (:func:`~trpc_bridge.codecs.dialects.decode.decode_any_result`) that the unary encoder
 encodes again into the message it packs. For the answers made only of what that round
 trip keeps as it is (:func:`relayed_messages`: agent messages of response metadata only,
