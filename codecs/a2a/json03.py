@@ -44,7 +44,7 @@ from google.protobuf.struct_pb2 import Struct, Value
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from trpc_bridge.codecs.a2a import proto_struct
-from trpc_bridge.codecs.a2a.packed import PackedMessage, PackedResult
+from trpc_bridge.codecs.a2a.packed import Packed, PackedResult
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 
 JsonRpcId = str | int | None
@@ -316,7 +316,7 @@ def unary_response(result: Message | Task | PackedResult, request_id: JsonRpcId)
     return orjson.dumps(body, default=_unary_number)
 
 
-def _packed_metadata(packed: PackedMessage, struct: Callable[[], Struct]) -> dict[str, Any]:
+def _packed_metadata(packed: Packed, struct: Callable[[], Struct]) -> dict[str, Any]:
     """What :func:`struct_to_json` reads from the ``struct()`` the packer filled from
     ``packed.metadata``: that mapping itself when its values are strings (a Struct keeps
     those as they are), else the Struct read back."""
@@ -328,7 +328,7 @@ def _packed_metadata(packed: PackedMessage, struct: Callable[[], Struct]) -> dic
 
 
 def _packed_message(
-    packed: PackedMessage, context_id: str, struct: Callable[[], Struct]
+    packed: Packed, message_id: str, context_id: str, struct: Callable[[], Struct]
 ) -> dict[str, Any]:
     """:func:`message_to_json` of an agent message the packer filled (id, role, parts,
     metadata; a Message result also its context)."""
@@ -336,30 +336,31 @@ def _packed_message(
     if context_id:
         out["contextId"] = context_id
     out["kind"] = "message"
-    out["messageId"] = packed.id
+    out["messageId"] = message_id
     if packed.metadata:
         out["metadata"] = _packed_metadata(packed, struct)
-    out["parts"] = [part_to_json(p) for p in packed.parts]
+    out["parts"] = [part_to_json(p) for p in packed.parts] if packed.parts else []
     out["role"] = "agent"
     return out
 
 
 def _packed_to_json(packed: PackedResult) -> dict[str, Any]:
     """:func:`result_to_json` of ``packed.proto``."""
-    proto = packed.proto
+    proto, ids = packed.proto, packed.ids
     if isinstance(proto, Message):
         message = proto
-        return _packed_message(packed.messages[0], proto.context_id, lambda: message.metadata)
+        struct = lambda: message.metadata  # noqa: E731
+        return _packed_message(packed.messages[0], ids[0], proto.context_id, struct)
     task = proto
     *history, last = packed.messages
-    artifact: dict[str, Any] = {"artifactId": last.id}
+    artifact: dict[str, Any] = {"artifactId": ids[-1]}
     if last.metadata:
         artifact["metadata"] = _packed_metadata(last, lambda: task.artifacts[0].metadata)
     artifact["parts"] = [part_to_json(p) for p in last.parts]
     out: dict[str, Any] = {"artifacts": [artifact], "contextId": task.context_id}
     if history:
         out["history"] = [
-            _packed_message(p, "", lambda i=i: task.history[i].metadata)  # type: ignore[misc]
+            _packed_message(p, ids[i], "", lambda i=i: task.history[i].metadata)  # type: ignore[misc]
             for i, p in enumerate(history)
         ]
     out["id"] = task.id

@@ -14,27 +14,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Protocol
 
 from a2a.types import Message, Part, Task
 
 
-class PackedMessage(NamedTuple):
-    """A message (or the artifact) as the packer filled it: its id, its parts, and the
-    mapping its metadata ``Struct`` was filled from (empty: no metadata)."""
+class Packed(Protocol):
+    """A message (or the artifact) as the packer filled it: its parts, and the mapping its
+    metadata ``Struct`` was filled from (empty: no metadata)."""
 
-    id: str
-    parts: Sequence[Part]
-    metadata: Mapping[str, Any]
+    @property
+    def parts(self) -> Sequence[Part]: ...
+
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)
 class PackedResult:
     """``proto`` (a ``Message``, or a ``Task``) and what it was packed from:
-    ``messages`` are the one message, or the task's history then its artifact."""
+    ``messages`` are the one message, or the task's history then its artifact, and
+    ``ids`` the id each was given (message id, artifact id)."""
 
     proto: Message | Task
-    messages: Sequence[PackedMessage]
+    messages: Sequence[Packed]
+    ids: Sequence[str]
 
 
 def as_result(answer: Message | Task | PackedResult) -> Message | Task:

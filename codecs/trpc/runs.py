@@ -19,7 +19,7 @@ from typing import Any
 
 from a2a.types import Message, Role, Task, TaskArtifactUpdateEvent, TaskState
 
-from trpc_bridge.codecs.a2a.packed import PackedMessage, PackedResult
+from trpc_bridge.codecs.a2a.packed import PackedResult
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import (
@@ -49,7 +49,7 @@ from trpc_bridge.codecs.trpc.encode import (
 from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
 from trpc_bridge.codecs.trpc.request import supports_spec_version
 from trpc_bridge.events import AgentEvent
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, new_ids
 
 
 def unary_task_id(request_message_id: str) -> str:
@@ -65,25 +65,19 @@ _COMPLETED = TaskState.TASK_STATE_COMPLETED
 def _fill_agent_message(message: Message, encoded: EncodedMessage, message_id: str) -> Message:
     message.message_id = message_id
     message.role = _ROLE_AGENT
-    message.parts.extend(encoded.parts)
+    if encoded.parts:
+        message.parts.extend(encoded.parts)
     if encoded.metadata:
         fill_struct(message.metadata, encoded.metadata)
     return message
 
 
-def _packed(encoded: EncodedMessage, message_id: str) -> PackedMessage:
-    return PackedMessage(message_id, encoded.parts, encoded.metadata)
-
-
-def _history(task: Task, messages: Sequence[EncodedMessage]) -> list[PackedMessage]:
-    """``messages`` as the task's history, built in place (a ``Task(history=[...])``
-    copies every message it is given)."""
-    packed = []
-    for encoded in messages:
-        message_id = new_id("msg")
-        _fill_agent_message(task.history.add(), encoded, message_id)
-        packed.append(_packed(encoded, message_id))
-    return packed
+def _history(task: Task, messages: Sequence[EncodedMessage], ids: Sequence[str]) -> None:
+    """``messages`` as the task's history (``ids`` their message ids), built in place (a
+    ``Task(history=[...])`` copies every message it is given)."""
+    add = task.history.add
+    for encoded, message_id in zip(messages, ids, strict=False):  # ids may go on (the artifact)
+        _fill_agent_message(add(), encoded, message_id)
 
 
 def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
@@ -111,17 +105,16 @@ def pack_unary(
         message_id = new_id("msg")
         message = _fill_agent_message(Message(), messages[0], message_id)
         message.context_id = context_id
-        return PackedResult(message, [_packed(messages[0], message_id)])
+        return PackedResult(message, messages, [message_id])
     *history, last = messages
+    ids = new_ids("msg", len(messages))
     task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
-    packed = _history(task, history)
-    artifact_id = new_id("msg")
-    artifact = task.artifacts.add(artifact_id=artifact_id)
+    _history(task, history, ids)
+    artifact = task.artifacts.add(artifact_id=ids[-1])
     artifact.parts.extend(last.parts)
     if last.metadata:
         fill_struct(artifact.metadata, last.metadata)
-    packed.append(_packed(last, artifact_id))
-    return PackedResult(task, packed)
+    return PackedResult(task, messages, ids)
 
 
 def unary_error_task(
@@ -140,7 +133,7 @@ def unary_error_task(
             error_status_message(event, task_id=task_id, context_id=context_id),
         ),
     )
-    _history(task, messages)
+    _history(task, messages, new_ids("msg", len(messages)))
     task.metadata.update(error_metadata(event))
     return task
 

@@ -82,8 +82,8 @@ def test_a_plain_run_is_packed() -> None:
     events.append(AgentEvent.final_text("a", "r1"))
     answer = _encoder(events, EncodeOptions(), WireVersion.V0_3).answer(context_id="c", task_id="t")
     assert isinstance(answer, PackedResult) and isinstance(answer.proto, Task)
-    assert [m.id for m in answer.messages[:-1]] == [m.message_id for m in answer.proto.history]
-    assert answer.messages[-1].id == answer.proto.artifacts[0].artifact_id
+    assert list(answer.ids[:-1]) == [m.message_id for m in answer.proto.history]
+    assert answer.ids[-1] == answer.proto.artifacts[0].artifact_id
 
 
 def test_the_1_0_wire_and_errors_are_not_packed() -> None:

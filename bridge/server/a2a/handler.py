@@ -59,9 +59,9 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.a2a.packed import PackedResult, as_result
+from trpc_bridge.codecs.a2a.proto_struct import struct_to_json
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
     RunTarget,
@@ -226,11 +226,11 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         request = message_to_request(user_message, user_id=caller.user_id)
         negotiated = EncodingRequest(
             spec_version=request.interaction_spec_version,
-            metadata=MessageToDict(message.metadata) if message.metadata else {},
+            metadata=struct_to_json(message.metadata) if message.metadata else {},
             extensions=frozenset(context.requested_extensions),
             headers=caller.headers,
             wire=wire_version(context),
-            part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
+            part_metadata=tuple(struct_to_json(p.metadata) for p in message.parts),
         )
         text_deltas = bool(context.state.get(TEXT_DELTAS))
         return _Call(request, user_message, caller, negotiated, resumed, text_deltas)
