@@ -1,12 +1,5 @@
 """trpc-a2a-bridge: Python agents and trpc-agent-go agents as one framework over A2A."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("trpc-a2a-bridge")
-except PackageNotFoundError:  # pragma: no cover - a bare checkout, not installed
-    __version__ = "0.0.0"
-
 from trpc_bridge.agent import Agent, FunctionAgent, Skill
 from trpc_bridge.events import (
     AgentEvent,
@@ -24,6 +17,7 @@ from trpc_bridge.events import (
 )
 from trpc_bridge.names import new_response_id
 from trpc_bridge.telemetry.sdk_spans import configure_sdk_spans
+from trpc_bridge.version import __version__
 
 # a2a-sdk reads this switch once, when it is first imported: decide it before that
 # happens. Its own spans stay off unless OTEL_INSTRUMENTATION_A2A_SDK_ENABLED says true.

@@ -16,6 +16,11 @@ from typing import Final
 USER_ID_HEADER: Final = "X-User-ID"
 #: The same header as gRPC metadata and as the key of lower-cased header maps.
 USER_ID_KEY: Final = "x-user-id"
+#: The identity of a caller that sent none: one shared owner for its tasks.
+ANONYMOUS: Final = "anonymous"
+#: Longest task / context id and user id (a2a-sdk's owner column) the task store can
+#: keep; every door refuses longer ones up front.
+ID_LENGTH: Final = 255
 #: The A2A protocol version a 1.0 caller declares on HTTP (a2a-sdk: missing = 0.3).
 A2A_VERSION_HEADER: Final = "A2A-Version"
 #: Well-known agent card paths: A2A's current one first, then the legacy one.

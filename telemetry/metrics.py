@@ -44,6 +44,7 @@ from trpc_bridge.telemetry.spans import (
     A2A_TRANSPORT,
     OP_INVOKE_AGENT,
 )
+from trpc_bridge.version import __version__
 
 #: Instrumentation scope of every instrument.
 METER_NAME = "trpc_bridge"
@@ -110,8 +111,6 @@ class BridgeMetrics:
     """Every instrument of the bridge on one meter provider (see the module doc)."""
 
     def __init__(self, provider: MeterProvider) -> None:
-        from trpc_bridge import __version__
-
         meter = provider.get_meter(METER_NAME, __version__)
         self.request_duration = meter.create_histogram(
             gen_ai_metrics.GEN_AI_SERVER_REQUEST_DURATION,

@@ -24,7 +24,9 @@ from trpc_bridge.server.options import (
     Durability,
     EncodingOptions,
     Limits,
+    OpsOptions,
     PushOptions,
+    PushPolicy,
     ServerOptions,
 )
 
@@ -455,9 +457,6 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
     from trpc_bridge.codecs.encoding import EncodeOptions, parse_negotiation
     from trpc_bridge.redaction import policy_of
     from trpc_bridge.server.auth.options import SecurityConfigError
-    from trpc_bridge.server.ops.options import OpsOptions
-    from trpc_bridge.server.options import PushOptions
-    from trpc_bridge.server.push.policy import PushPolicy
     from trpc_bridge.telemetry.logs import LOG_FORMATS
 
     try:

@@ -9,14 +9,19 @@ serving commands' flags (``cli/server_flags.py``), so a default changes in one p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.codecs.encoding import EncodeOptions, Negotiation
 from trpc_bridge.redaction import Redaction
 from trpc_bridge.server.auth.options import SecurityOptions
-from trpc_bridge.server.ops.options import OpsOptions
-from trpc_bridge.server.push.policy import PushPolicy
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+    from prometheus_client import CollectorRegistry
+
+    from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,16 @@ class EncodingOptions:
 
 
 @dataclass(frozen=True)
+class PushPolicy:
+    """Where webhooks may go (``push/policy.py`` screens every URL with it)."""
+
+    #: Host patterns a webhook may use; empty = any public host.
+    allow_hosts: tuple[str, ...] = ()
+    #: Webhooks on loopback (127.0.0.0/8, ::1, localhost) are allowed.
+    allow_loopback: bool = False
+
+
+@dataclass(frozen=True)
 class PushOptions:
     """Push notifications: declared on the card when enabled; where webhooks may go."""
 
@@ -89,6 +104,42 @@ class PushOptions:
     signing_key: str = ""
     #: Generated signing keys: seconds between rotations (0 = never).
     key_rotation: float = 86_400.0
+
+
+@dataclass(frozen=True)
+class OpsOptions:
+    """What a server exposes to its operator: metrics, probes, access lines, the trace view."""
+
+    #: Where the server's metrics go; ``None``: the global provider (``setup_metrics``),
+    #: which records nothing unless metrics were set up.
+    meter_provider: MeterProvider | None = None
+    #: The Prometheus text to serve (``setup_metrics(prometheus=True).registry``);
+    #: ``None``: nothing is scraped.
+    prometheus: CollectorRegistry | None = None
+    #: Also serve ``GET /metrics`` on the HTTP port (``--metrics-path``), behind the
+    #: server's authentication like every other route ...
+    metrics_path: bool = False
+    #: ... unless this says it is public (``--metrics-public``: a scraper without
+    #: credentials).
+    metrics_public: bool = False
+    #: A port of its own for ``/metrics``, ``/healthz`` and ``/readyz`` (``--metrics-port``);
+    #: 0 = a free port; ``None`` = none.
+    metrics_port: int | None = None
+    #: One log line per request on the ``trpc_bridge.access`` logger.
+    access_log: bool = False
+    #: The playground's trace view: the spans it reads (and OTLP/HTTP span exports
+    #: accepted at ``/v1/traces`` from loopback peers and authenticated callers);
+    #: ``None``: off.
+    span_buffer: SpanBuffer | None = None
+    #: The server adds ``span_buffer`` to the global tracer provider (installing one if
+    #: tracing is off) when it starts: the trace view of ``trpc-bridge serve``. Off, the
+    #: buffer is fed by whoever added it to a provider (a library user, a test).
+    global_span_buffer: bool = False
+    #: Seconds between SIGTERM failing readiness and the server no longer accepting work
+    #: (``--unready-delay``): time for a load balancer to stop sending new requests.
+    unready_delay: float = 0.0
+    #: Seconds a readiness check waits for the task store or the fan-out to answer.
+    probe_timeout: float = 2.0
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.auth.api_keys import key_digest
 from trpc_bridge.server.auth.options import SecurityOptions
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .browser import Playground, playground_browser, read_run

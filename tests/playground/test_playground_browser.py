@@ -22,7 +22,7 @@ from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .browser import Playground, playground_browser, read_run

@@ -25,7 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from trpc_bridge.agents.scenarios import whoami
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.auth.options import SecurityOptions
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .conftest import key_file

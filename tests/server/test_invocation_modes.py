@@ -44,9 +44,9 @@ from trpc_bridge.agents.scenarios import SCRIPTS, ScenarioAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, PushOptions, ServerOptions
 from trpc_bridge.server.http.listener import serving
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions, PushPolicy
 from trpc_bridge.server.push.delivery import NOTIFICATION_ID_HEADER, RetryPolicy
-from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.push.policy import WebhookScreen
 
 from .helpers import as_user, go_message, jsonrpc, sdk_client
 
@@ -270,7 +270,7 @@ async def test_webhooks_on_internal_addresses_are_refused() -> None:
             config.task_id = answer.task.id
             with pytest.raises(InvalidParamsError):
                 await client.create_task_push_notification_config(config, context=as_user("alice"))
-    assert await PushPolicy().screen("http://localhost:9/hook")  # loopback
+    assert await WebhookScreen(PushPolicy()).screen("http://localhost:9/hook")  # loopback
 
 
 async def test_push_from_a_0_3_stream_carries_every_delta() -> None:

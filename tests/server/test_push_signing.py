@@ -36,8 +36,7 @@ from starlette.routing import Route
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.http.listener import serving
-from trpc_bridge.server.options import PushOptions
-from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.options import PushOptions, PushPolicy
 from trpc_bridge.server.push.signing import BODY_HASH_CLAIM, JWT_HEADER
 from trpc_bridge.server.signing.keys import SigningKey
 

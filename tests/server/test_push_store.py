@@ -8,7 +8,7 @@ from a2a.types import ListTaskPushNotificationConfigsRequest, TaskPushNotificati
 
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.server import BridgeServer, Durability, PushOptions, ServerOptions
-from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.options import PushPolicy
 
 from .helpers import as_user, sdk_client
 from .test_invocation_modes import send, tck_message

@@ -18,7 +18,8 @@ from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.tck import tck_agent
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, Durability, PushOptions, ServerOptions
-from trpc_bridge.server.push.policy import MAX_URL_LENGTH, PushPolicy
+from trpc_bridge.server.options import PushPolicy
+from trpc_bridge.server.push.policy import MAX_URL_LENGTH, WebhookScreen
 
 from .helpers import as_user, sdk_client
 from .test_invocation_modes import push_config, send, tck_message, webhook
@@ -67,9 +68,11 @@ async def test_a_name_that_resolves_inward_is_refused_at_creation() -> None:
     # internal names: refused before any delivery is tried.
     name = socket.gethostname()
     addresses = {info[4][0] for info in socket.getaddrinfo(name, None)}
-    if any(PushPolicy().refusal(f"http://{address}/") is None for address in addresses):
+    if any(
+        WebhookScreen(PushPolicy()).refusal(f"http://{address}/") is None for address in addresses
+    ):
         pytest.skip(f"{name} resolves to a public address here: {sorted(addresses)}")
-    policy = PushPolicy()
+    policy = WebhookScreen(PushPolicy())
     assert policy.refusal(f"http://{name}/hook") is None  # a name: judged by resolving it
     reason = await policy.screen(f"http://{name}/hook")
     assert reason is not None and reason.startswith(f"push notification host '{name.lower()}'")

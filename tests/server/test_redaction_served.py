@@ -20,9 +20,10 @@ from span_capture import in_memory_tracing
 
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.names import ANONYMOUS
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.options import Durability
-from trpc_bridge.server.tasks.store import ANONYMOUS, owner_context
+from trpc_bridge.server.tasks.store import owner_context
 
 KEY = "sk-proj-AbCdEfGhIjKlMnOp1234"
 TOKEN = "ghp_" + "q7W3" * 9

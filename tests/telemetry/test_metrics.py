@@ -31,7 +31,7 @@ from task_calls import TaskCalls, final_state
 from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.events import AgentEvent, AgentRequest, Usage
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions
 
 #: The first delta comes this late; the deltas after it, this far apart.
 FIRST_DELAY = 0.3

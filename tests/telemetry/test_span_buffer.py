@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
-from trpc_bridge.server.ops.options import OpsOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.telemetry.span_buffer import OtlpError, SpanBuffer
 from trpc_bridge.telemetry.trace_context import W3C_PROPAGATOR
 

@@ -74,7 +74,7 @@ from trpc_bridge.codecs.encoding import (
 from trpc_bridge.codecs.trpc.request import message_to_request
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder, unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.names import new_id, shown_id
+from trpc_bridge.names import ID_LENGTH, new_id, shown_id
 from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
@@ -84,7 +84,6 @@ from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
-from trpc_bridge.server.tasks.store import ID_LENGTH
 from trpc_bridge.server.tasks.subscriber import Subscriber
 
 

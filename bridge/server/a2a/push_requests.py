@@ -4,7 +4,7 @@ delete, and configs sent inline with a message (``configuration.taskPushNotifica
 Every method is scoped to the caller: a config can only be attached to a task the caller
 owns, and is stored under the caller's identity in a2a-sdk's config store, so another
 caller can neither read nor delete it. URLs are screened when a config is created
-(:class:`~trpc_bridge.server.push.policy.PushPolicy`). Without push delivery configured
+(:class:`~trpc_bridge.server.push.policy.WebhookScreen`). Without push delivery configured
 every method answers ``PushNotificationNotSupportedError``.
 """
 

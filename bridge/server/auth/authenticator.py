@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from trpc_bridge.names import ID_LENGTH
 from trpc_bridge.server.auth.errors import Forbidden, Unauthenticated
 from trpc_bridge.server.auth.presented import AUTHORIZATION, Presented, screen
 from trpc_bridge.server.auth.principal import Principal, Scheme
-from trpc_bridge.server.tasks.store import ID_LENGTH
 
 #: ``realm`` of every challenge the bridge writes.
 REALM = "trpc-bridge"

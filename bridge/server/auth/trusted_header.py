@@ -4,17 +4,16 @@
 Right only where nobody but a trusted party can reach the port: a loopback bind (the
 default there) or behind an authenticating proxy that sets the header itself
 (``--trust-user-header``). The value is trimmed; without one the caller is
-:data:`~trpc_bridge.server.tasks.store.ANONYMOUS`, one shared identity. A value longer than
+:data:`~trpc_bridge.names.ANONYMOUS`, one shared identity. A value longer than
 the task store's owner column, or a second copy of the header, is a client error.
 """
 
 from __future__ import annotations
 
-from trpc_bridge.names import USER_ID_HEADER, USER_ID_KEY
+from trpc_bridge.names import ANONYMOUS, ID_LENGTH, USER_ID_HEADER, USER_ID_KEY
 from trpc_bridge.server.auth.errors import CredentialMisuse, Unauthenticated
 from trpc_bridge.server.auth.presented import Presented
 from trpc_bridge.server.auth.principal import Principal, Scheme
-from trpc_bridge.server.tasks.store import ANONYMOUS, ID_LENGTH
 
 
 def header_principal(value: str | None) -> Principal:

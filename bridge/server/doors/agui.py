@@ -47,13 +47,12 @@ from trpc_bridge.codecs.agui.request import request_from_run_input
 from trpc_bridge.codecs.agui.translator import AguiTranslator
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.json_body import BodyError, read_json
-from trpc_bridge.names import TRANSPORT_AGUI
+from trpc_bridge.names import ID_LENGTH, TRANSPORT_AGUI
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
 from trpc_bridge.server.identity import http_principal, lower_headers
 from trpc_bridge.server.proxying.agui_relay import AguiRelay, agui_relay_for
 from trpc_bridge.server.runner import AgentRunner
-from trpc_bridge.server.tasks.store import ID_LENGTH
 
 DEFAULT_PATH = "/agui"
 

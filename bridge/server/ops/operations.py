@@ -22,7 +22,6 @@ from trpc_bridge.server.ops.metrics_routes import (
     metrics_port_app,
     metrics_routes,
 )
-from trpc_bridge.server.ops.options import OpsOptions
 from trpc_bridge.server.ops.probes import (
     HEALTH_PATH,
     READY_PATH,
@@ -31,6 +30,7 @@ from trpc_bridge.server.ops.probes import (
     probe_routes,
 )
 from trpc_bridge.server.ops.trace_view import OTLP_TRACES_PATH, trace_view_routes
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.telemetry.metrics import metrics_for

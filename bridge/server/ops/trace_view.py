@@ -24,9 +24,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from trpc_bridge.names import ANONYMOUS
 from trpc_bridge.server.auth.http_edge import peer_is_loopback
 from trpc_bridge.server.auth.principal import Principal, Scheme
-from trpc_bridge.server.tasks.store import ANONYMOUS
 from trpc_bridge.telemetry.span_buffer import OtlpError, SpanBuffer, trace_json
 
 #: The OTLP/HTTP traces path (appended to an exporter's base endpoint).

@@ -14,7 +14,7 @@ every config registered for it, with:
   each attempt;
 - retries with exponential backoff on connection errors and 5xx / 429 answers (a 4xx
   is final: the receiver refused that update);
-- the URL screen of :class:`~trpc_bridge.server.push.policy.PushPolicy` before each
+- the URL screen of :class:`~trpc_bridge.server.push.policy.WebhookScreen` before each
   attempt (no SSRF); a config it refuses (its host now resolves inward) is logged once,
   not once per update, and gets nothing.
 
@@ -39,7 +39,8 @@ from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
 from trpc_bridge.codecs.encoding import StreamFrame, as_proto
-from trpc_bridge.server.push.policy import PushPolicy
+from trpc_bridge.server.options import PushPolicy
+from trpc_bridge.server.push.policy import WebhookScreen
 from trpc_bridge.server.push.signing import JWT_HEADER, PushSigner
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
 from trpc_bridge.telemetry.metrics import (
@@ -81,7 +82,7 @@ class PushDelivery:
         signer: PushSigner | None = None,
     ) -> None:
         self.store = store
-        self.policy = policy
+        self.policy = WebhookScreen(policy)
         self.signer = signer
         self.retry = retry or RetryPolicy()
         self._http = httpx.AsyncClient(timeout=timeout, follow_redirects=False)

@@ -31,10 +31,10 @@ import fnmatch
 import ipaddress
 import re
 import socket
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from trpc_bridge.names import shown_id
+from trpc_bridge.server.options import PushPolicy
 
 #: Longest webhook URL accepted (browsers and proxies commonly stop near here).
 MAX_URL_LENGTH = 2048
@@ -69,12 +69,12 @@ def _public(address: Address) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class PushPolicy:
-    #: Host patterns a webhook may use; empty = any public host.
-    allow_hosts: tuple[str, ...] = ()
-    #: Webhooks on loopback (127.0.0.0/8, ::1, localhost) are allowed.
-    allow_loopback: bool = False
+class WebhookScreen:
+    """The screen of one server's :class:`~trpc_bridge.server.options.PushPolicy`."""
+
+    def __init__(self, policy: PushPolicy) -> None:
+        self.allow_hosts = policy.allow_hosts
+        self.allow_loopback = policy.allow_loopback
 
     def refusal(self, url: str) -> str | None:
         """Why ``url`` cannot be a webhook, judged without DNS, or ``None`` (a name is

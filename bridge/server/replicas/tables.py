@@ -44,10 +44,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.names import ID_LENGTH
 from trpc_bridge.server.replicas.frames import pack
 from trpc_bridge.server.tasks.interruption import interrupted_status
 from trpc_bridge.server.tasks.states import TERMINAL_STATES
-from trpc_bridge.server.tasks.store import ID_LENGTH, TaskBusy, WideIdTaskStore
+from trpc_bridge.server.tasks.store import TaskBusy, WideIdTaskStore
 from trpc_bridge.telemetry.metrics import store_timer
 
 _metadata = MetaData()

@@ -33,16 +33,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from trpc_bridge.names import new_id
+from trpc_bridge.names import ANONYMOUS, ID_LENGTH, new_id
 from trpc_bridge.server.options import Durability
 from trpc_bridge.telemetry.metrics import BridgeMetrics, store_timer
-
-#: Longest task / context id and user id (the SDK's owner column) the store can keep;
-#: the server refuses longer ones up front.
-ID_LENGTH = 255
-
-#: The owner of tasks whose caller sent no identity.
-ANONYMOUS = "anonymous"
 
 
 class TaskOwner(User):
