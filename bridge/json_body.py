@@ -164,6 +164,14 @@ def check_json(document: Any) -> None:
         raise BodyError(f"{where}{refused.reason}", syntax=False, path=path) from None
 
 
+def checked_by_parsing(body: bytes) -> bool:
+    """Whether :func:`check_json` cannot refuse anything in ``parse_json(body)``: no
+    ``\\u`` escape (every string is UTF-8 text the parse decoded, never a lone surrogate)
+    and at most :data:`MAX_DEPTH` brackets in all (nesting cannot be deeper). A request
+    body usually is; its walk is then skipped."""
+    return b"\\u" not in body and body.count(b"{") + body.count(b"[") <= MAX_DEPTH
+
+
 def read_json(body: bytes) -> Any:
     """``body`` parsed and checked (:func:`parse_json`, then :func:`check_json`)."""
     document = parse_json(body)

@@ -44,8 +44,19 @@ def new_uuid() -> str:
     """A canonical random UUID string, what ``str(uuid.uuid4())`` gives (122 random bits,
     version 4, RFC 4122 variant), written from the random bytes' hex: a third of the
     cost; a unary answer mints one per message it carries."""
-    h = os.urandom(16).hex()
+    return _uuid_of(os.urandom(16).hex())
+
+
+def _uuid_of(h: str) -> str:
+    """The canonical UUID (version 4, RFC 4122 variant) written from 32 random hex digits."""
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
+
+
+def new_ids(prefix: str, count: int) -> list[str]:
+    """``count`` ids as :func:`new_id` mints them, from one draw of random bytes (a unary
+    answer takes one per message it carries)."""
+    h = os.urandom(16 * count).hex()
+    return [f"{prefix}-{_uuid_of(h[i : i + 32])}" for i in range(0, 32 * count, 32)]
 
 
 def new_id(prefix: str) -> str:

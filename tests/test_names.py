@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import uuid
 
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, new_ids
 
 
 def test_new_id_is_a_canonical_uuid4() -> None:
     seen = set()
     variants = set()
-    for _ in range(2000):
-        minted = new_id("msg")
+    minted_ids = [new_id("msg") for _ in range(1000)] + new_ids("msg", 1000)
+    for minted in minted_ids:
         prefix, _, rest = minted.partition("-")
         parsed = uuid.UUID(rest)
         assert prefix == "msg"

@@ -184,12 +184,19 @@ class JsonRpcTransport:
         self, message: Message, headers: Mapping[str, str]
     ) -> tuple[str, dict[str, Any], dict[str, str]]:
         """The method, body and headers :meth:`stream` sends (for another HTTP client)."""
+        return self._call_of("stream", message, headers, "text/event-stream")
+
+    def send_call(
+        self, message: Message, headers: Mapping[str, str]
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
+        """The method, body and headers :meth:`send` sends (for another HTTP client)."""
+        return self._call_of("send", message, headers, "application/json")
+
+    def _call_of(
+        self, kind: str, message: Message, headers: Mapping[str, str], accept: str
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
         params = {"message": _message_json(message, self._endpoint.version)}
-        return (
-            self._methods["stream"],
-            self._body("stream", params),
-            self._headers(headers, "text/event-stream"),
-        )
+        return self._methods[kind], self._body(kind, params), self._headers(headers, accept)
 
     def subscribe(self, task_id: str, headers: Mapping[str, str]) -> AsyncGenerator[Frame, None]:
         return self._stream("subscribe", {"id": task_id}, headers)

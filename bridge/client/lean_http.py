@@ -222,6 +222,11 @@ class LeanResponse:
         and is closed otherwise."""
         self._client.give_back(self._connection)
 
+    def abort(self) -> None:
+        """Close the connection: the answer is no longer wanted, and the server may see
+        its caller go (nothing is read to its end)."""
+        self._connection._close()
+
     async def __aenter__(self) -> LeanResponse:
         return self
 

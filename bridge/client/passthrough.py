@@ -60,6 +60,13 @@ class Passthrough(Protocol):
         ...
 
 
+class AnswerPassthrough(Protocol):
+    """What a server offers a unary run: the upstream's answer (its ``result``, parsed
+    JSON) is seen first, and one it takes is not decoded (see the module doc)."""
+
+    def take_answer(self, result: Any) -> bool: ...
+
+
 class RawResults:
     """The results of a JSON-RPC ``message/stream`` (``SendStreamingMessage`` on 1.0),
     read with the lean client: what :class:`RemoteAgent` reads its streams with when no
@@ -120,6 +127,27 @@ class RawResults:
             raise RemoteCallError(f"{method} stream from {self._url} broke: {exc}") from None
         finally:
             response.release()
+
+    async def answer(self, message: Message, headers: Mapping[str, str]) -> Any:
+        """The ``result`` of a JSON-RPC ``message/send`` as JSON, as
+        :meth:`JsonRpcTransport.send` reads it; :class:`RemoteCallError` when it fails. A
+        call given up (cancelled) closes its connection: the upstream sees its caller go."""
+        method, body, sent = self._transport.send_call(message, headers)
+        try:
+            response = await self._http.post(self._path, orjson.dumps(body), sent)
+        except LeanHttpError as exc:
+            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+        try:
+            content = await response.read()
+        except LeanHttpError as exc:
+            response.release()
+            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+        except BaseException:
+            response.abort()
+            raise
+        response.release()
+        content_type = response.headers.get("content-type", "")
+        return result_of(response_json(content, response.status, content_type, method), method)
 
     @staticmethod
     def _results(events: list[bytes], method: str) -> list[Any]:

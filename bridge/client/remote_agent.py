@@ -47,7 +47,7 @@ from trpc_bridge.client.credentials import (
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
-from trpc_bridge.client.passthrough import Passthrough, RawResults
+from trpc_bridge.client.passthrough import AnswerPassthrough, Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
@@ -265,9 +265,15 @@ class RemoteAgent:
         the agent streams A2A 0.3 JSON-RPC in trpc's dialect, read with the lean client
         (an agent made by :meth:`connect`, reached without an HTTP proxy), and no tfrs
         progress is asked for."""
+        return self._stream and self.answers_through
+
+    @property
+    def answers_through(self) -> bool:
+        """A unary run can take an
+        :class:`~trpc_bridge.client.passthrough.AnswerPassthrough`: as
+        :attr:`passes_through`, the answer being one ``message/send`` result."""
         return (
             self._lean
-            and self._stream
             and self.trpc_dialect
             and not self.progress
             and self.endpoint.version == "0.3"
@@ -280,19 +286,23 @@ class RemoteAgent:
         stream: bool | None = None,
         progress: ProgressSink | None = None,
         passthrough: Passthrough | None = None,
+        answer: AnswerPassthrough | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``).
         ``progress`` receives each new tfrs progress item (and asks the agent for them).
         ``passthrough`` sees each result of a streamed run first (when
-        :attr:`passes_through`; see :mod:`~trpc_bridge.client.passthrough`)."""
+        :attr:`passes_through`), ``answer`` the result of a unary one (when
+        :attr:`answers_through`); see :mod:`~trpc_bridge.client.passthrough`."""
         streaming = self._stream if stream is None else stream
         if passthrough is not None and not (streaming and progress is None and self.passes_through):
             passthrough = None
+        if answer is not None and (streaming or progress is not None or not self.answers_through):
+            answer = None
         events = (
             self._run_streaming(request, progress, passthrough)
             if streaming
-            else self._run_unary(request, progress)
+            else self._run_unary(request, progress, answer)
         )
         # The invoke_agent CLIENT span; _request_headers propagates it (tracing on only).
         return trace_remote_run(
@@ -318,11 +328,20 @@ class RemoteAgent:
         )
 
     async def _run_unary(
-        self, request: AgentRequest, sink: ProgressSink | None
+        self,
+        request: AgentRequest,
+        sink: ProgressSink | None,
+        answer: AnswerPassthrough | None = None,
     ) -> AsyncIterator[AgentEvent]:
         try:
             headers = await self._request_headers(request, progress=sink is not None)
-            frame = await self._transport.send(self._message(request), headers)
+            if answer is not None:  # read as JSON, offered before it is decoded
+                result = await self._raw_results().answer(self._message(request), headers)
+                if answer.take_answer(result):
+                    return
+                frame = read_result(result)
+            else:
+                frame = await self._transport.send(self._message(request), headers)
             frame = await self._until_done(frame, headers)
             progress_events, frame = self._tap(request, sink).take(frame)
             events = progress_events + decode_any_result(

@@ -151,7 +151,10 @@ class RefusalLog:
             nonlocal status, watching
             if message["type"] == "http.response.start":
                 status = message["status"]
-                media = dict(message.get("headers", [])).get(b"content-type", b"")
+                media = b""
+                for name, value in message.get("headers", ()):  # the last one counts
+                    if name == b"content-type":
+                        media = value
                 watching = status >= 400 or (jsonrpc and media.startswith(b"application/json"))
                 watching = watching or (jsonrpc and status == 204)
             elif message["type"] == "http.response.body" and watching:

@@ -292,19 +292,21 @@ class AgentRunner:
         *,
         encoding: str = "",
         streamed: bool = True,
+        source: RunSource | None = None,
     ) -> None:
         """Run ``request`` in the background as the A2A task ``live``: registered where
         ``tasks/*`` find it, its frames published through ``encoder`` (the encoding
         named ``encoding``), or relayed from the agent's own when it streams what
-        ``encoder`` writes (``server/proxying``)."""
+        ``encoder`` writes (``server/proxying``). ``source``: the door's own relay of
+        the run (a unary one), instead of the agent's ``run``."""
         self.tasks.add(live)
-        relay = a2a_relay_for(self.agent, encoder, live)
+        relay = a2a_relay_for(self.agent, encoder, live) if source is None else None
         run = self.run(
             request,
             caller,
             task_id=live.task_id,
             encoding=encoding,
             streamed=streamed,
-            source=relay,
+            source=relay or source,
         )
         live.start(run, encoder if relay is None else relay.encoder, on_end)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
 from trpc_bridge.codecs.encoding import EncodeOptions
@@ -269,10 +271,18 @@ def streamed_text(
 # --- streaming envelope ---------------------------------------------------------------
 
 
+def stamp_now(timestamp: Timestamp) -> None:
+    """``timestamp.GetCurrentTime()``: now, to the microsecond (``datetime.now`` floors
+    the same clock), without its ``datetime`` round trip (a fifth of the cost)."""
+    micros = time.time_ns() // 1000
+    timestamp.seconds = micros // 1_000_000
+    timestamp.nanos = micros % 1_000_000 * 1000
+
+
 def task_status(state: TaskState, message: Message | None = None) -> TaskStatus:
     """A status stamped now."""
     status = TaskStatus(state=state)
-    status.timestamp.GetCurrentTime()
+    stamp_now(status.timestamp)
     if message is not None:
         status.message.CopyFrom(message)
     return status

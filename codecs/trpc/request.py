@@ -17,6 +17,7 @@ from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
+from trpc_bridge.codecs.a2a.proto_struct import struct_to_json
 from trpc_bridge.codecs.trpc.keys import (
     INTERACTION_SPEC_VERSION,
     META_INVOCATION_ID,
@@ -116,7 +117,7 @@ def a2a_part_to_content(part: Part) -> ContentPart | None:
 def message_to_request(message: Message, *, user_id: str = "") -> AgentRequest:
     """The agent's view of an inbound user message. ``user_id`` is the authenticated
     caller (from the transport), never the informational ``metadata.user_id``."""
-    metadata = MessageToDict(message.metadata) if message.HasField("metadata") else {}
+    metadata = struct_to_json(message.metadata) if message.HasField("metadata") else {}
     texts: list[str] = []
     content: list[ContentPart] = []
     for part in message.parts:

@@ -19,6 +19,7 @@ from typing import Any
 
 from a2a.types import Message, Role, Task, TaskState
 
+from trpc_bridge.codecs.a2a.packed import PackedResult
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
 from trpc_bridge.codecs.encoding import (
@@ -48,7 +49,7 @@ from trpc_bridge.codecs.trpc.encode import (
 from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
 from trpc_bridge.codecs.trpc.request import supports_spec_version
 from trpc_bridge.events import AgentEvent
-from trpc_bridge.names import new_id
+from trpc_bridge.names import new_id, new_ids
 
 
 def unary_task_id(request_message_id: str) -> str:
@@ -64,17 +65,19 @@ _COMPLETED = TaskState.TASK_STATE_COMPLETED
 def _fill_agent_message(message: Message, encoded: EncodedMessage, message_id: str) -> Message:
     message.message_id = message_id
     message.role = _ROLE_AGENT
-    message.parts.extend(encoded.parts)
+    if encoded.parts:
+        message.parts.extend(encoded.parts)
     if encoded.metadata:
         fill_struct(message.metadata, encoded.metadata)
     return message
 
 
-def _history(task: Task, messages: Sequence[EncodedMessage]) -> None:
-    """``messages`` as the task's history, built in place (a ``Task(history=[...])``
-    copies every message it is given)."""
-    for encoded in messages:
-        _fill_agent_message(task.history.add(), encoded, new_id("msg"))
+def _history(task: Task, messages: Sequence[EncodedMessage], ids: Sequence[str]) -> None:
+    """``messages`` as the task's history (``ids`` their message ids), built in place (a
+    ``Task(history=[...])`` copies every message it is given)."""
+    add = task.history.add
+    for encoded, message_id in zip(messages, ids, strict=False):  # ids may go on (the artifact)
+        _fill_agent_message(add(), encoded, message_id)
 
 
 def merge_completion_state(messages: Sequence[EncodedMessage], completion: AgentEvent) -> None:
@@ -93,23 +96,25 @@ def pack_unary(
     *,
     context_id: str,
     task_id: str,
-) -> Message | Task:
+) -> PackedResult:
     """§2.6: one message → that ``Message``; several → a completed ``Task`` whose history
     is all but the last and whose single artifact is the last (artifactId = its id).
     The caller has already merged the runner completion (:func:`merge_completion_state`)
     and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
     if len(messages) == 1:
-        message = _fill_agent_message(Message(), messages[0], new_id("msg"))
+        message_id = new_id("msg")
+        message = _fill_agent_message(Message(), messages[0], message_id)
         message.context_id = context_id
-        return message
+        return PackedResult(message, messages, [message_id])
     *history, last = messages
+    ids = new_ids("msg", len(messages))
     task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
-    _history(task, history)
-    artifact = task.artifacts.add(artifact_id=new_id("msg"))
+    _history(task, history, ids)
+    artifact = task.artifacts.add(artifact_id=ids[-1])
     artifact.parts.extend(last.parts)
     if last.metadata:
         fill_struct(artifact.metadata, last.metadata)
-    return task
+    return PackedResult(task, messages, ids)
 
 
 def unary_error_task(
@@ -128,7 +133,7 @@ def unary_error_task(
             error_status_message(event, task_id=task_id, context_id=context_id),
         ),
     )
-    _history(task, messages)
+    _history(task, messages, new_ids("msg", len(messages)))
     task.metadata.update(error_metadata(event))
     return task
 
@@ -264,6 +269,11 @@ class UnaryEncoder:
             self.messages.append(encoded)
         return True
 
+    def add_encoded(self, messages: Sequence[EncodedMessage]) -> None:
+        """Messages of events encoded elsewhere, as :meth:`add` would have kept them (a
+        proxy's relay of its upstream's answer: ``server/proxying/unary_relay.py``)."""
+        self.messages.extend(messages)
+
     def result(self, *, context_id: str, task_id: str) -> Message | Task:
         result: Message | Task
         if self.error is not None and self.options.structured_errors:
@@ -273,10 +283,19 @@ class UnaryEncoder:
         elif self.error is not None or not self.messages:
             result = generic_error_message(context_id=context_id)
         else:
-            result = pack_unary(self.messages, context_id=context_id, task_id=task_id)
+            result = pack_unary(self.messages, context_id=context_id, task_id=task_id).proto
         if self.v1:
             fill_required_parts(result)
         return result
+
+    def answer(self, *, context_id: str, task_id: str) -> Message | Task | PackedResult:
+        """:meth:`result`; packed from the run's messages on the 0.3 wire, as the
+        :class:`PackedResult` a writer of its JSON reads instead of the protobuf (not by
+        a subclass that rewrites the result)."""
+        packs = self.error is None and self.messages and not self.v1
+        if packs and type(self).result is UnaryEncoder.result:
+            return pack_unary(self.messages, context_id=context_id, task_id=task_id)
+        return self.result(context_id=context_id, task_id=task_id)
 
 
 class TrpcEncoding:

@@ -59,8 +59,9 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from google.protobuf.json_format import MessageToDict
 
+from trpc_bridge.codecs.a2a.packed import PackedResult, as_result
+from trpc_bridge.codecs.a2a.proto_struct import struct_to_json
 from trpc_bridge.codecs.encoding import (
     EncodingRequest,
     RunFrame,
@@ -71,13 +72,14 @@ from trpc_bridge.codecs.encoding import (
     stream_encoding,
 )
 from trpc_bridge.codecs.trpc.request import message_to_request
-from trpc_bridge.codecs.trpc.runs import unary_task_id
+from trpc_bridge.codecs.trpc.runs import UnaryEncoder, unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import ID_LENGTH, new_id, shown_id
 from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
 from trpc_bridge.server.options import EncodingOptions
+from trpc_bridge.server.proxying.unary_relay import unary_relay_for
 from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
@@ -124,6 +126,15 @@ def _trimmed(task: Task, history: int | None, *, artifacts: bool = True) -> Task
     if not artifacts:
         task.ClearField("artifacts")
     return task
+
+
+def _answer(
+    encoder: UnaryEncoding, *, context_id: str, task_id: str
+) -> Task | Message | PackedResult | None:
+    """The encoder's result; packed when it is trpc's (:meth:`UnaryEncoder.answer`)."""
+    if isinstance(encoder, UnaryEncoder):
+        return encoder.answer(context_id=context_id, task_id=task_id)
+    return encoder.result(context_id=context_id, task_id=task_id)
 
 
 class _UnaryRun:
@@ -211,11 +222,11 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         request = message_to_request(user_message, user_id=caller.user_id)
         negotiated = EncodingRequest(
             spec_version=request.interaction_spec_version,
-            metadata=MessageToDict(message.metadata) if message.metadata else {},
+            metadata=struct_to_json(message.metadata) if message.metadata else {},
             extensions=frozenset(context.requested_extensions),
             headers=caller.headers,
             wire=wire_version(context),
-            part_metadata=tuple(MessageToDict(p.metadata) for p in message.parts),
+            part_metadata=tuple(struct_to_json(p.metadata) for p in message.parts),
         )
         return _Call(request, user_message, caller, negotiated, resumed, text_deltas)
 
@@ -258,6 +269,20 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Task | Message:
+        return as_result(await self._send(params, context))
+
+    @bug_boundary
+    async def send_answer(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Task | Message | PackedResult:
+        """:meth:`on_message_send`'s answer, for a door that writes it itself: packed
+        (:class:`~trpc_bridge.codecs.a2a.packed.PackedResult`) when the encoding packed it
+        from the run's messages (``jsonrpc03``)."""
+        return await self._send(params, context)
+
+    async def _send(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Task | Message | PackedResult:
         call = await self._prepare(params, context)
         config = params.configuration
         history = history_length(config)
@@ -273,16 +298,23 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         for first in run.start(app_name=self.runner.agent.name, user_id=call.caller.user_id):
             live.publish(first)
         self.runner.start(
-            live, call.request, call.caller, run, encoding=encoding.name, streamed=False
+            live,
+            call.request,
+            call.caller,
+            run,
+            encoding=encoding.name,
+            streamed=False,
+            source=unary_relay_for(self.runner.agent, encoder),
         )
         await self._wait(live)
-        final: Task | Message | None = None
+        final: Task | Message | PackedResult | None = None
         if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
-            final = encoder.result(context_id=live.context_id, task_id=live.task_id)
+            final = _answer(encoder, context_id=live.context_id, task_id=live.task_id)
         if final is None:  # the answer is the task (plain A2A, or canceled)
             await self.registry.retire(live, live.snapshot())
             return live.snapshot(history)
-        await self.registry.retire(live, final if isinstance(final, Task) else None)
+        stored = as_result(final)
+        await self.registry.retire(live, stored if isinstance(stored, Task) else None)
         return final
 
     async def _send_as_task(

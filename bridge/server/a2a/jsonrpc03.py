@@ -99,7 +99,7 @@ class Jsonrpc03Methods:
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
     ) -> Response:
         try:
-            result = await self.handler.on_message_send(core, context)
+            result = await self.handler.send_answer(core, context)
         except Exception as error:
             return _error_response(request_id, error)
         return Response(unary_response(result, request_id), media_type="application/json")

@@ -46,7 +46,13 @@ from pydantic import BaseModel, ValidationError
 
 from trpc_bridge.codecs.a2a.json03_read import NotPlain, send_params
 from trpc_bridge.codecs.encoding import WireVersion
-from trpc_bridge.json_body import BodyError, check_json, dotted_path, parse_json
+from trpc_bridge.json_body import (
+    BodyError,
+    check_json,
+    checked_by_parsing,
+    dotted_path,
+    parse_json,
+)
 from trpc_bridge.names import A2A_VERSION_HEADER
 from trpc_bridge.server.a2a.call_context import requested_major
 from trpc_bridge.server.a2a.request_fields import field_problem
@@ -151,7 +157,7 @@ def parse_jsonrpc(body: bytes, a2a_version: str | None) -> Parsed:
     request_id, method = envelope
     if "id" not in document:
         return JsonRpcNotification(method)
-    return _call(document, request_id, method, a2a_version)
+    return _call(document, request_id, method, a2a_version, checked=checked_by_parsing(body))
 
 
 def _envelope(document: dict[str, Any]) -> tuple[RequestId, str] | JsonRpcFault:
@@ -173,7 +179,7 @@ def _envelope(document: dict[str, Any]) -> tuple[RequestId, str] | JsonRpcFault:
         return JsonRpcFault(
             INVALID_REQUEST, "Invalid Request: 'method' must be a non-empty string", request_id
         )
-    unknown = sorted(set(document) - _ENVELOPE)
+    unknown = [] if _ENVELOPE.issuperset(document) else sorted(set(document) - _ENVELOPE)
     if unknown:  # a2a-sdk's dispatcher refuses them too, for every method
         return JsonRpcFault(
             INVALID_REQUEST,
@@ -210,8 +216,14 @@ def _version_fault(method: str, wire: WireVersion, header: str | None) -> str:
 
 
 def _call(
-    document: dict[str, Any], request_id: RequestId, method: str, a2a_version: str | None
+    document: dict[str, Any],
+    request_id: RequestId,
+    method: str,
+    a2a_version: str | None,
+    *,
+    checked: bool,
 ) -> JsonRpcCall | JsonRpcFault:
+    """``checked``: the parse already ruled out what :func:`check_json` refuses."""
     if method in _V03_MODELS:
         wire = WireVersion.V0_3
     elif method in _V10_MODELS:
@@ -231,7 +243,8 @@ def _call(
     if params is None and method not in _PARAMS_OPTIONAL and method in _V10_MODELS:
         return JsonRpcFault(INVALID_PARAMS, f"Invalid params: {method} needs params", request_id)
     try:
-        check_json(params)
+        if not checked:
+            check_json(params)
     except BodyError as exc:
         where = f"params.{exc.path}: " if exc.path else "params: "
         reason = str(exc).removeprefix(f"{exc.path}: ")

@@ -21,6 +21,7 @@ import json
 from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
 from trpc_bridge.server.options import Limits
 
@@ -45,6 +46,19 @@ class _TooLarge(Exception):
     pass
 
 
+def _buffered(receive: Receive) -> bool:
+    """The whole request body has arrived: ``receive`` is the bound method of uvicorn's
+    request cycle (the bridge's listener, no wrapper in between), whose parser has seen
+    the message end, so reading it cannot wait."""
+    cycle = getattr(receive, "__self__", None)
+    return (
+        type(cycle) is RequestResponseCycle
+        and cycle.more_body is False
+        and not cycle.disconnected
+        and not cycle.waiting_for_100_continue
+    )
+
+
 class RequestLimits:
     """ASGI middleware; ``jsonrpc_paths`` are the exact paths of the JSON-RPC routes."""
 
@@ -66,14 +80,19 @@ class RequestLimits:
             await self.app(scope, receive, send)
             return
         jsonrpc = scope["path"] in self.jsonrpc_paths
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        declared = headers.get("content-length", "")
+        declared = b""
+        for name, value in scope["headers"]:  # the last one counts
+            if name.lower() == b"content-length":
+                declared = value
         if declared.isdigit() and int(declared) > self.max_bytes:
             await _reject(send, 413, "Payload too large", jsonrpc=jsonrpc)
             return
         try:
-            async with asyncio.timeout(self.body_timeout):
+            if _buffered(receive):  # reading it cannot wait: no deadline to arm
                 body = await self._read(receive)
+            else:
+                async with asyncio.timeout(self.body_timeout):
+                    body = await self._read(receive)
         except TimeoutError:
             message = f"request body not received within {self.body_timeout:g} s"
             await _reject(send, 408, message, jsonrpc=jsonrpc, close=True)
