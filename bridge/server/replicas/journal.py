@@ -85,7 +85,7 @@ class TaskJournal:
         self, task: Task, lease: Lease, *, owner: str, coalesce_after: int, on_end: OnEnd
     ) -> LiveTask:
         assert self.fanout is not None  # follows() said so
-        mirror = MirrorTask(
+        mirror = MirrorTask.following(
             task, lease, owner=owner, coalesce_after=coalesce_after, fanout=self.fanout
         )
         mirror.follow(on_end)
