@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -29,6 +29,9 @@ from trpc_bridge.server.options import (
     PushPolicy,
     ServerOptions,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 @dataclass(frozen=True)
@@ -470,23 +473,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             access_log=_access_log(flags),
             unready_delay=flags["unready_delay"],
         ),
-        limits=Limits(
-            max_request_bytes=flags["max_request_bytes"],
-            max_connections=flags["max_connections"],
-            header_timeout=flags["header_timeout"],
-            max_header_bytes=flags["max_header_bytes"],
-            max_header_lines=flags["max_header_lines"],
-            body_timeout=flags["body_timeout"],
-            keep_alive=flags["keep_alive"],
-            run_timeout=flags["run_timeout"],
-        ),
-        durability=Durability(
-            task_store=flags["task_store"],
-            keep_tasks=flags["keep_tasks"],
-            replica_timeout=flags["replica_timeout"],
-            fanout=flags["fanout"],
-            shutdown_grace=flags["shutdown_grace"],
-        ),
+        limits=_same_named(Limits, flags),
+        durability=_same_named(Durability, flags),
         encoding=EncodingOptions(
             negotiation=policy,
             encode=EncodeOptions(
@@ -506,6 +494,16 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         ),
         security=security,
     )
+
+
+_Options = TypeVar("_Options", bound="DataclassInstance")
+
+
+def _same_named(kind: type[_Options], flags: dict[str, Any]) -> _Options:
+    """``kind`` (an options dataclass) with every field that a flag of the same name
+    sets taken from it; the others keep their defaults."""
+    fields = dataclasses.fields(kind)
+    return kind(**{f.name: flags[f.name] for f in fields if f.name in flags})
 
 
 def _access_log(flags: dict[str, Any]) -> bool:
