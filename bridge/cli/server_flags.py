@@ -223,7 +223,8 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "",
             "--card-signing-key",
             help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
-            "card signatures; its public key is served at /.well-known/jwks.json).",
+            "card signatures; its public key is served at /.well-known/jwks.json), re-read "
+            "when the file changes (rotation without a restart; replicas share it).",
         ),
     ),
     "push_signing_key": _Flag(
