@@ -31,8 +31,19 @@ _DEFAULT_SAMPLER: str = sampling.ParentBased(sampling.ALWAYS_ON).get_description
 #: Spans change under a lock in the SDK; a SERVER span is changed by its own request
 #: only, so one lock serves them all.
 _LOCK = threading.Lock()
-_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
-_DEFAULT = trace.TraceFlags(trace.TraceFlags.DEFAULT)
+#: Trace flags by (sampled, random trace id), and the sampling decisions, made once:
+#: both are immutable, as is a span's status (``set_status`` replaces it).
+_FLAGS = {
+    (sampled, random_ids): trace.TraceFlags(
+        (trace.TraceFlags.SAMPLED if sampled else trace.TraceFlags.DEFAULT)
+        | (trace.TraceFlags.RANDOM_TRACE_ID if random_ids else 0)
+    )
+    for sampled in (False, True)
+    for random_ids in (False, True)
+}
+_RECORD_AND_SAMPLE = sampling.Decision.RECORD_AND_SAMPLE
+_DROP = sampling.Decision.DROP
+_UNSET = trace.Status(trace.StatusCode.UNSET)
 
 
 class LeanTracer:
@@ -81,17 +92,14 @@ class LeanTracer:
         else:
             trace_id = tracer.id_generator.generate_trace_id()
             sampled, random_ids, trace_state, parent_span = True, self._random_ids, None, None
-        flags = _SAMPLED if sampled else _DEFAULT
-        if random_ids:
-            flags = trace.TraceFlags(flags | trace.TraceFlags.RANDOM_TRACE_ID)
         context = trace.SpanContext(
             trace_id,
             tracer.id_generator.generate_span_id(),
             is_remote=False,
-            trace_flags=flags,
+            trace_flags=_FLAGS[bool(sampled), bool(random_ids)],
             trace_state=trace_state,
         )
-        decision = sampling.Decision.RECORD_AND_SAMPLE if sampled else sampling.Decision.DROP
+        decision = _RECORD_AND_SAMPLE if sampled else _DROP
         end_metrics = tracer._tracer_metrics.start_span(parent_span, decision)
         if not sampled:
             return trace.NonRecordingSpan(context)
@@ -128,7 +136,7 @@ class _ServerSpan(sdk_trace.Span):
         self._events = []
         self._links = []
         self._resource = tracer.resource
-        self._status = trace.Status(trace.StatusCode.UNSET)
+        self._status = _UNSET
         # Span's fields
         self._sampler = tracer.sampler
         self._trace_config = None
@@ -160,6 +168,16 @@ class _ServerSpan(sdk_trace.Span):
     @property
     def dropped_attributes(self) -> int:
         return self._dropped
+
+    # Plain lists (see ``__init__``): nothing is dropped. The SDK's properties ask whether
+    # they are its bounded lists, an abstract-class check, for each exported span.
+    @property
+    def dropped_events(self) -> int:
+        return 0
+
+    @property
+    def dropped_links(self) -> int:
+        return 0
 
     def set_attributes(self, attributes: Mapping[str, AttributeValue]) -> None:
         for key, value in attributes.items():

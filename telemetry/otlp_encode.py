@@ -48,6 +48,8 @@ def _varint(value: int) -> bytes:
         value += 1 << 64
     if value < 0x80:
         return _BYTE[value]
+    if value < 0x4000:  # two bytes: a span's length, most batches' resource lengths
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -176,10 +178,41 @@ _SPAN_FLAGS_LOCAL = _flags(b"\x85\x01", None)
 _SPAN_FLAGS_REMOTE = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE | _IS_REMOTE)
 
 
+#: ``ReadableSpan`` properties that return one of its fields as it is.
+_FIELDS = {
+    "name": "_name",
+    "kind": "_kind",
+    "parent": "_parent",
+    "start_time": "_start_time",
+    "end_time": "_end_time",
+    "status": "_status",
+    "resource": "_resource",
+    "instrumentation_scope": "_instrumentation_scope",
+}
+#: Span class → whether its properties are ``ReadableSpan``'s own (then its fields are
+#: read directly, which is what those properties would return: one property call less
+#: per field of every exported span).
+_PLAIN: dict[type, bool] = {}
+
+
+def _plain(kind: type) -> bool:
+    plain = _PLAIN.get(kind)
+    if plain is None:
+        plain = _PLAIN[kind] = issubclass(kind, ReadableSpan) and all(
+            getattr(kind, name) is getattr(ReadableSpan, name) for name in _FIELDS
+        )
+    return plain
+
+
 def _span(span: ReadableSpan) -> bytes:
     context = span.get_span_context()
     assert context is not None  # an SDK span always has one
-    parent = span.parent
+    if _plain(type(span)):
+        parent, name_, kind = span._parent, span._name, span._kind
+        start, end, status = span._start_time, span._end_time, span._status
+    else:
+        parent, name_, kind = span.parent, span.name, span.kind
+        start, end, status = span.start_time, span.end_time, span.status
     out = [
         b"\x0a\x10" + context.trace_id.to_bytes(16, "big"),
         b"\x12\x08" + context.span_id.to_bytes(8, "big"),
@@ -189,14 +222,13 @@ def _span(span: ReadableSpan) -> bytes:
         out.append(_text(b"\x1a", state))
     if parent is not None:
         out.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
-    name = _NAMES.get(span.name)
+    name = _NAMES.get(name_)
     if name is None:
-        name = _text(b"\x2a", span.name)
+        name = _text(b"\x2a", name_)
         if len(_NAMES) < _KEYS_MAX:  # span names are low-cardinality by OTel's rules
-            _NAMES[span.name] = name
+            _NAMES[name_] = name
     out.append(name)
-    out.append(_KIND[span.kind._value_])
-    start, end = span.start_time, span.end_time
+    out.append(_KIND[kind._value_])
     if start:
         out.append(b"\x39" + _fixed64(start))
     if end:
@@ -237,7 +269,6 @@ def _span(span: ReadableSpan) -> bytes:
         out.append(_field(b"\x6a", payload))
     if dropped := span.dropped_links:
         out.append(b"\x70" + _varint(dropped))
-    status = span.status
     if status.is_unset and not status.description:
         out.append(b"\x7a\x00")  # the empty Status the SDK always sets
     else:
@@ -287,7 +318,10 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     resources: list[_ResourceSpans] = []
     by_id: dict[tuple[int, int], _ScopeSpans] = {}
     for span in spans:
-        resource, scope = span.resource, span.instrumentation_scope or None
+        if _plain(type(span)):
+            resource, scope = span._resource, span._instrumentation_scope or None
+        else:
+            resource, scope = span.resource, span.instrumentation_scope or None
         group = by_id.get((id(resource), id(scope)))
         if group is None:
             owner = next((r for r in resources if r.resource == resource), None)
