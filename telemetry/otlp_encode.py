@@ -109,11 +109,14 @@ _KEYS_MAX = 4096
 _NAMES: dict[str, bytes] = {}
 
 
-#: Encoded ``KeyValue`` fields of string attributes, by (tag, key, value): an agent's
-#: name, the transport, the operation repeat on every span. Emptied when full, so values
-#: that never repeat (ids) cannot crowd the others out for long.
+#: Encoded ``KeyValue`` fields of short string attributes, by (tag, key, value): an
+#: agent's name, the transport, the operation repeat on every span. Values this long or
+#: longer are encoded each time: ids (a UUID has 36 characters) and messages, which never
+#: repeat, would only fill the cache. Emptied when full, so short values that never
+#: repeat cannot crowd the others out for long.
 _PAIRS: dict[tuple[bytes, str, str], bytes] = {}
 _PAIRS_MAX = 1024
+_PAIRS_LONGEST = 32
 
 
 def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
@@ -123,10 +126,12 @@ def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
     out = []
     for key, value in _items(attributes):
         if type(value) is str:
+            if len(value) >= _PAIRS_LONGEST:
+                out.append(_string_pair(tag, key, value))
+                continue
             known = _PAIRS.get((tag, key, value))
             if known is None:
-                pair = _key(key) + _field(b"\x12", _field(b"\x0a", value.encode()))
-                known = _field(tag, pair)
+                known = _string_pair(tag, key, value)
                 if len(_PAIRS) >= _PAIRS_MAX:
                     _PAIRS.clear()
                 _PAIRS[tag, key, value] = known
@@ -139,6 +144,11 @@ def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
             continue
         out.append(_field(tag, pair))
     return b"".join(out)
+
+
+def _string_pair(tag: bytes, key: str, value: str) -> bytes:
+    """A ``KeyValue`` field (``tag``) of a string attribute."""
+    return _field(tag, _key(key) + _field(b"\x12", _field(b"\x0a", value.encode())))
 
 
 def _key(key: str) -> bytes:
