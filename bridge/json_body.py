@@ -51,21 +51,35 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-#: Byte classes for :func:`_orjson_safe`: digits → ``0``, opening brackets → ``{``.
-_SHAPES = bytes(
-    0x30 if 0x30 <= b <= 0x39 else 0x7B if b in (0x5B, 0x7B) else 0x20 for b in range(256)
-)
+#: Byte classes for :func:`_orjson_safe`: digits → ``0``, opening brackets → ``{``, the
+#: separators ``:`` and ``,`` → ``:``, anything else → ``x``; JSON's whitespace and ``-``
+#: are deleted (:data:`_SKIPPED`), so that every number token reads ``:0…`` or ``{0…``.
+_CLASSES = {
+    **dict.fromkeys(b"0123456789", ord("0")),
+    **dict.fromkeys(b"[{", ord("{")),
+    **dict.fromkeys(b":,", ord(":")),
+}
+_SHAPES = bytes(_CLASSES.get(b, ord("x")) for b in range(256))
+_SKIPPED = b" \t\r\n-"
 #: orjson reads an integer of more digits than this as a float (json keeps it exact).
 _LONG_NUMBER = b"0" * 19
+_LONG_AFTER_SEPARATOR, _LONG_AFTER_BRACKET = b":" + _LONG_NUMBER, b"{" + _LONG_NUMBER
 #: Fewer brackets than json's recursion limit: orjson cannot accept what json refuses.
 _FEW_BRACKETS = 900
 
 
 def _orjson_safe(data: bytes) -> bool:
     """orjson reads ``data`` to the same value as :func:`json.loads` (or refuses it): no
-    digit run long enough to be an integer past 64 bits, nesting json can parse."""
-    shapes = data.translate(_SHAPES)
-    return _LONG_NUMBER not in shapes and shapes.count(b"{") < _FEW_BRACKETS
+    number token that starts with a digit run long enough to be an integer past 64 bits
+    (digits inside a string, such as a nanosecond time in an id, do not count; orjson
+    reads fractions and exponents as json does), nesting json can parse."""
+    shapes = data.translate(_SHAPES, _SKIPPED)
+    return (
+        _LONG_AFTER_SEPARATOR not in shapes
+        and _LONG_AFTER_BRACKET not in shapes
+        and not shapes.startswith(_LONG_NUMBER)
+        and shapes.count(b"{") < _FEW_BRACKETS
+    )
 
 
 def parse_json(body: bytes | str) -> Any:

@@ -42,6 +42,7 @@ from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from trpc_bridge.server.auth.tls import tls_scope_extension
+from trpc_bridge.server.http.one_write import HeadWithBody
 from trpc_bridge.server.refusals import log_refusal
 
 _TIMEOUT_RESPONSE = (
@@ -221,6 +222,9 @@ def head_limits_protocol(
             self._in_head = False
             self._head_bytes = self._head_lines = 0
             super().on_headers_complete()
+            # The response's head leaves with its body's first bytes (one_write); the
+            # wrapper forwards everything else to the transport it stands for.
+            self.cycle.transport = HeadWithBody(self.transport, self.loop)  # type: ignore[assignment]
             self._disarm()  # a whole head arrived: the request runs (or waits, pipelined)
 
         def on_body(self, body: bytes) -> None:
