@@ -67,21 +67,24 @@ async def _exchange(port: int, body: bytes) -> tuple[bytes, int]:
         writer.close()
 
 
-async def test_a_unary_answer_is_one_segment() -> None:
+async def _call(method: str, text: str) -> tuple[bytes, bytes, int]:
+    """A served demo agent asked ``text`` with ``method``: the answer's head and content,
+    and the data segments the answer came in."""
     async with BridgeServer(demo_agent(), ServerOptions(grpc_port=None)) as server:
-        body = json.dumps(jsonrpc("message/send", {"message": go_message("weather in Paris")}))
+        body = json.dumps(jsonrpc(method, {"message": go_message(text)}))
         answer, segments = await _exchange(server.http_port, body.encode())
-        head, _, content = answer.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 200 OK\r\n")
-        assert json.loads(content)["result"]["kind"] == "task"
-        assert segments == 1
+    head, _, content = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n")
+    return head, content, segments
+
+
+async def test_a_unary_answer_is_one_segment() -> None:
+    _, content, segments = await _call("message/send", "weather in Paris")
+    assert json.loads(content)["result"]["kind"] == "task"
+    assert segments == 1
 
 
 async def test_a_streams_head_and_frames_all_arrive() -> None:
-    async with BridgeServer(demo_agent(), ServerOptions(grpc_port=None)) as server:
-        body = json.dumps(jsonrpc("message/stream", {"message": go_message("weather in Oslo")}))
-        answer, _ = await _exchange(server.http_port, body.encode())
-        head, _, frames = answer.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 200 OK\r\n")
-        assert b"text/event-stream" in head
-        assert frames.count(b"data: ") >= 2
+    head, frames, _ = await _call("message/stream", "weather in Oslo")
+    assert b"text/event-stream" in head
+    assert frames.count(b"data: ") >= 2
