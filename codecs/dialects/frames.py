@@ -76,9 +76,17 @@ ADK_ERROR_CODE = "adk_error_code"
 
 def _texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
     """(text, reasoning, only text parts?) of some parts."""
-    text = "".join(p.text for p in parts if p.kind == "text" and not is_reasoning(p.metadata))
-    thought = "".join(p.text for p in parts if p.kind == "text" and is_reasoning(p.metadata))
-    return text, thought, all(p.kind == "text" for p in parts)
+    if not parts:
+        return "", "", True
+    text: list[str] = []
+    thought: list[str] = []
+    text_only = True
+    for part in parts:
+        if part.kind == "text":
+            (thought if is_reasoning(part.metadata) else text).append(part.text)
+        else:
+            text_only = False
+    return "".join(text), "".join(thought), text_only
 
 
 def _merged(*maps: Mapping[str, Any]) -> dict[str, Any]:
