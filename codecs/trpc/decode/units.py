@@ -288,13 +288,18 @@ def update_units(
     return [status_unit(frame, message, mappers)]
 
 
-def artifact_unit(frame: ArtifactFrame, mappers: Sequence[DataPartMapper]) -> Unit:
+def artifact_unit(
+    frame: ArtifactFrame, mappers: Sequence[DataPartMapper], metadata: JsonMap | None = None
+) -> Unit:
+    """``metadata``: the frame's :func:`merged` metadata when the caller has it already."""
+    if metadata is None:
+        # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
+        metadata = merged(frame.artifact.metadata, frame.metadata)
     return Unit(
         fallback_id=frame.artifact.artifact_id,
         role="agent",
         content=parse_parts(frame.artifact.parts, mappers),
-        # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
-        meta=Meta.read(merged(frame.artifact.metadata, frame.metadata)),
+        meta=Meta.read(metadata),
         terminal_frame=frame.last_chunk,
     )
 
