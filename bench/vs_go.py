@@ -399,7 +399,7 @@ async def targets(results: Results, *, others: bool) -> None:
     """Every goal, as met or not by this run (``others``: also run the memory, encoding
     and tracing-instruction benchmarks, whose goals are theirs)."""
     print("== targets (of the workloads run)")
-    streams = ("stream 1k deltas", "stream 10k deltas")
+    streams: tuple[str, ...] = ("stream 1k deltas", "stream 10k deltas")
     if proxy := results.get("proxy"):
         for name, unit, with_cpu in PROXY_GOALS:
             if name not in proxy:  # a run of some workloads (--workloads)
