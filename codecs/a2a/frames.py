@@ -180,7 +180,10 @@ def read_part(raw: Any) -> WirePart | None:
 
 
 def read_parts(raw: Any) -> tuple[WirePart, ...]:
-    parts = (read_part(p) for p in as_list(raw))  # `"parts": null` reads as no parts
+    items = as_list(raw)  # `"parts": null` reads as no parts
+    if not items:
+        return ()
+    parts = (read_part(p) for p in items)
     return tuple(p for p in parts if p is not None)
 
 
