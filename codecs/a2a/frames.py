@@ -145,6 +145,12 @@ def _part_kind(raw: JsonMap) -> str:
     return ""
 
 
+#: A file part's content, URI, name and media type keys: in 0.3's ``file`` object, and in
+#: a 1.0 part.
+_FILE_KEYS_03 = ("bytes", "uri", "name", "mimeType")
+_FILE_KEYS_10 = ("raw", "url", "filename", "mediaType")
+
+
 def read_part(raw: Any) -> WirePart | None:
     """One part, or ``None`` (with a warning) when it is not a part this bridge knows."""
     part = as_map(raw)
@@ -156,24 +162,18 @@ def read_part(raw: Any) -> WirePart | None:
         return WirePart("data", metadata, data=part.get("data"))
     if kind == "file":
         file = as_map(part.get("file"))
-        if file:  # 0.3: {"file": {"name", "mimeType", "bytes" | "uri"}}
-            content = file.get("bytes")
-            return WirePart(
-                "file",
-                metadata,
-                file_base64=content if isinstance(content, str) else None,
-                file_uri=as_str(file.get("uri")),
-                name=as_str(file.get("name")),
-                mime_type=as_str(file.get("mimeType")),
-            )
-        content = part.get("raw")
+        # 0.3: {"file": {"bytes" | "uri", "name", "mimeType"}}; 1.0: the part itself.
+        fields, (content_key, uri_key, name_key, mime_key) = (
+            (file, _FILE_KEYS_03) if file else (part, _FILE_KEYS_10)
+        )
+        content = fields.get(content_key)
         return WirePart(
             "file",
             metadata,
             file_base64=content if isinstance(content, str) else None,
-            file_uri=as_str(part.get("url")),
-            name=as_str(part.get("filename")),
-            mime_type=as_str(part.get("mediaType")),
+            file_uri=as_str(fields.get(uri_key)),
+            name=as_str(fields.get(name_key)),
+            mime_type=as_str(fields.get(mime_key)),
         )
     log.warning("skipping A2A part of unknown kind %r", part.get("kind", sorted(part)))
     return None
