@@ -38,6 +38,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
 from _rawhttp import exchange, request_bytes
 from peers import TRPC_BRIDGE, Process, running

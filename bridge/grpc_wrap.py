@@ -1,11 +1,15 @@
 """A gRPC method handler with its behaviour wrapped, as each of the bridge's server
 interceptors (authentication, screening, metrics, tracing) needs it: the unary-unary or
 unary-stream behaviour replaced by a wrapper of it, the (de)serializers kept. Neither A2A
-nor AgentHost has client-streaming methods; their handlers are returned unchanged."""
+nor AgentHost has client-streaming methods; their handlers are returned unchanged.
+
+:class:`HandlerInterceptor` is the interceptor those four are: each finds the call's
+handler and hands it to its own :meth:`~HandlerInterceptor.wrap`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import abc
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -33,3 +37,30 @@ def wrapped(
             response_serializer=handler.response_serializer,
         )
     return handler
+
+
+class HandlerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """A server interceptor that serves each call with :meth:`wrap` of its method's
+    handler; a method no servicer has (no handler: grpcio answers UNIMPLEMENTED) is seen
+    by :meth:`unknown` and passed on."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            self.unknown(details)
+            return None
+        return self.wrap(handler, details)
+
+    def unknown(self, details: grpc.HandlerCallDetails) -> None:
+        """A call of a method no servicer has; nothing to do by default."""
+
+    @abc.abstractmethod
+    def wrap(
+        self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler:
+        """The handler to serve the call ``details`` with (often :func:`wrapped` of
+        ``handler``, or ``handler`` itself)."""

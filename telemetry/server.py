@@ -28,7 +28,7 @@ from opentelemetry import trace
 from opentelemetry.semconv.attributes import http_attributes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from trpc_bridge.grpc_wrap import wrapped
+from trpc_bridge.grpc_wrap import HandlerInterceptor, wrapped
 from trpc_bridge.names import TRANSPORT_GRPC, TRANSPORT_JSONRPC, TRANSPORT_REST, USER_ID_KEY
 from trpc_bridge.telemetry.server_span import (
     PROPAGATED,
@@ -184,7 +184,7 @@ _Streaming = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[A
 _CallScope = Callable[[Any], AbstractContextManager[Any]]
 
 
-class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class TraceContextServerInterceptor(HandlerInterceptor):
     """gRPC counterpart of :class:`TraceContextMiddleware`: reads ``traceparent`` /
     ``tracestate`` / ``baggage`` from the invocation metadata of ``SendMessage`` and
     ``SendStreamingMessage`` (A2A 1.0 and 0.3 services) and opens the SERVER span."""
@@ -199,21 +199,14 @@ class TraceContextServerInterceptor(grpc.aio.ServerInterceptor):  # type: ignore
     ) -> None:
         self._spans = ServerSpans(agent_name, tracer_provider, record_content, user_id_header)
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
+    def wrap(
+        self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        service, _, method = handler_call_details.method.rpartition("/")
+        service, _, method = details.method.rpartition("/")
         if method not in GRPC_MESSAGE_METHODS:
             return handler
         metadata = {
-            key: value
-            for key, value in handler_call_details.invocation_metadata or ()
-            if isinstance(value, str)
+            key: value for key, value in details.invocation_metadata or () if isinstance(value, str)
         }
         version = "0.3" if service.lstrip("/") == GRPC_SERVICE_V03 else "1.0"
         scope: _CallScope

@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -30,6 +30,9 @@ from trpc_bridge.server.options import (
     ServerOptions,
 )
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 
 @dataclass(frozen=True)
 class _Flag:
@@ -42,95 +45,55 @@ def _env(name: str) -> str:
     return "TRPC_BRIDGE_" + name.upper()
 
 
+def _security(name: str, help: str, *declarations: str, annotation: Any = str) -> _Flag:
+    """Security flag ``name``: its default is ``SecurityOptions``' field of that name, and
+    it is also read from its environment variable."""
+    default = getattr(SecurityOptions, name)
+    return _Flag(annotation, typer.Option(default, *declarations, envvar=_env(name), help=help))
+
+
 #: Authentication and TLS (``server/auth``, ``docs/security.md``); each also read from
 #: its environment variable, so a container needs no command line.
 SECURITY_FLAGS: dict[str, _Flag] = {
-    "auth": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.auth,
-            envvar=_env("auth"),
-            help=f"Authentication scheme: {' | '.join(AUTH_CHOICES)}. none: X-User-ID is "
-            "trusted, which only a loopback --host (or --trust-user-header) allows.",
-        ),
+    "auth": _security(
+        "auth",
+        f"Authentication scheme: {' | '.join(AUTH_CHOICES)}. none: X-User-ID is "
+        "trusted, which only a loopback --host (or --trust-user-header) allows.",
     ),
-    "oidc_issuer": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.oidc_issuer,
-            envvar=_env("oidc_issuer"),
-            help="--auth oidc: the OpenID provider's issuer URL (its discovery document and "
-            "keys are fetched from it).",
-        ),
+    "oidc_issuer": _security(
+        "oidc_issuer",
+        "--auth oidc: the OpenID provider's issuer URL (its discovery document and "
+        "keys are fetched from it).",
     ),
-    "audience": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.audience,
-            envvar=_env("audience"),
-            help="--auth oidc: the audience (aud) a token must carry; empty = not checked.",
-        ),
+    "audience": _security(
+        "audience", "--auth oidc: the audience (aud) a token must carry; empty = not checked."
     ),
-    "user_claim": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.user_claim,
-            envvar=_env("user_claim"),
-            help="--auth oidc: the token claim that names the user.",
-        ),
+    "user_claim": _security("user_claim", "--auth oidc: the token claim that names the user."),
+    "oidc_ca_file": _security(
+        "oidc_ca_file",
+        "--auth oidc: CA bundle for the provider's TLS certificate (default: the system's).",
     ),
-    "oidc_ca_file": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.oidc_ca_file,
-            envvar=_env("oidc_ca_file"),
-            help="--auth oidc: CA bundle for the provider's TLS certificate (default: the "
-            "system's).",
-        ),
+    "api_keys": _security(
+        "api_keys",
+        "--auth api-key: the key file ('<user> sha256:<hex>' per line; "
+        "`trpc-bridge api-key USER` makes one); re-read when it changes.",
     ),
-    "api_keys": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.api_keys,
-            envvar=_env("api_keys"),
-            help="--auth api-key: the key file ('<user> sha256:<hex>' per line; "
-            "`trpc-bridge api-key USER` makes one); re-read when it changes.",
-        ),
+    "tls_cert": _security(
+        "tls_cert",
+        "Serve HTTPS and gRPC over TLS with this certificate (PEM; with --tls-key).",
     ),
-    "tls_cert": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.tls_cert,
-            envvar=_env("tls_cert"),
-            help="Serve HTTPS and gRPC over TLS with this certificate (PEM; with --tls-key).",
-        ),
+    "tls_key": _security("tls_key", "The private key of --tls-cert (PEM)."),
+    "tls_client_ca": _security(
+        "tls_client_ca",
+        "Require client certificates signed by this CA on both ports (mTLS; "
+        "--auth mtls takes the user id from them).",
     ),
-    "tls_key": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.tls_key,
-            envvar=_env("tls_key"),
-            help="The private key of --tls-cert (PEM).",
-        ),
-    ),
-    "tls_client_ca": _Flag(
-        str,
-        typer.Option(
-            SecurityOptions.tls_client_ca,
-            envvar=_env("tls_client_ca"),
-            help="Require client certificates signed by this CA on both ports (mTLS; "
-            "--auth mtls takes the user id from them).",
-        ),
-    ),
-    "trust_user_header": _Flag(
-        bool,
-        typer.Option(
-            SecurityOptions.trust_user_header,
-            "--trust-user-header",
-            envvar=_env("trust_user_header"),
-            help="Take X-User-ID on trust on any interface: only behind an authenticating "
-            "proxy that sets it (loopback binds do this by default).",
-        ),
+    "trust_user_header": _security(
+        "trust_user_header",
+        "Take X-User-ID on trust on any interface: only behind an authenticating "
+        "proxy that sets it (loopback binds do this by default).",
+        "--trust-user-header",
+        annotation=bool,
     ),
 }
 
@@ -260,7 +223,8 @@ SERVER_FLAGS: dict[str, _Flag] = {
             "",
             "--card-signing-key",
             help="PEM private key (RSA, EC or Ed25519) that signs the agent card (A2A 1.0 "
-            "card signatures; its public key is served at /.well-known/jwks.json).",
+            "card signatures; its public key is served at /.well-known/jwks.json), re-read "
+            "when the file changes (rotation without a restart; replicas share it).",
         ),
     ),
     "push_signing_key": _Flag(
@@ -510,23 +474,8 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
             access_log=_access_log(flags),
             unready_delay=flags["unready_delay"],
         ),
-        limits=Limits(
-            max_request_bytes=flags["max_request_bytes"],
-            max_connections=flags["max_connections"],
-            header_timeout=flags["header_timeout"],
-            max_header_bytes=flags["max_header_bytes"],
-            max_header_lines=flags["max_header_lines"],
-            body_timeout=flags["body_timeout"],
-            keep_alive=flags["keep_alive"],
-            run_timeout=flags["run_timeout"],
-        ),
-        durability=Durability(
-            task_store=flags["task_store"],
-            keep_tasks=flags["keep_tasks"],
-            replica_timeout=flags["replica_timeout"],
-            fanout=flags["fanout"],
-            shutdown_grace=flags["shutdown_grace"],
-        ),
+        limits=_same_named(Limits, flags),
+        durability=_same_named(Durability, flags),
         encoding=EncodingOptions(
             negotiation=policy,
             encode=EncodeOptions(
@@ -546,6 +495,16 @@ def server_options(flags: dict[str, Any]) -> ServerOptions:
         ),
         security=security,
     )
+
+
+_Options = TypeVar("_Options", bound="DataclassInstance")
+
+
+def _same_named(kind: type[_Options], flags: dict[str, Any]) -> _Options:
+    """``kind`` (an options dataclass) with every field that a flag of the same name
+    sets taken from it; the others keep their defaults."""
+    fields = dataclasses.fields(kind)
+    return kind(**{f.name: flags[f.name] for f in fields if f.name in flags})
 
 
 def _access_log(flags: dict[str, Any]) -> bool:

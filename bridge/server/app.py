@@ -44,14 +44,13 @@ from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import (
     CARD_PATHS,
     TRANSPORT_AGUI,
-    TRANSPORT_GRPC,
     TRANSPORT_JSONRPC,
     new_hex_id,
 )
 from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder, rest_contexts
-from trpc_bridge.server.a2a.card import build_agent_card, public_card
+from trpc_bridge.server.a2a.card import CardForms, build_agent_card, card_forms
 from trpc_bridge.server.a2a.card_routes import card_routes
-from trpc_bridge.server.a2a.card_signing import sign_card
+from trpc_bridge.server.a2a.card_signing import CARD_KEY_KEPT, SignedCards, sign_card
 from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
 from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
@@ -82,7 +81,6 @@ from trpc_bridge.server.replicas.tables import JournalTables, Replica
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
 from trpc_bridge.server.signing.key_ring import KeyRing
-from trpc_bridge.server.signing.keys import SigningKey, load_signing_key
 from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
 
 #: The gRPC services the health service reports on (besides the server as a whole).
@@ -121,12 +119,16 @@ class BridgeServer:
             self.task_store.metrics = self.ops.metrics
             self._durable(JournalTables(self.task_store))
         card_key = self.options.card_signing_key
-        #: Signs the card (raises ``SigningKeyError`` for an unusable key file).
-        self.card_key: SigningKey | None = load_signing_key(card_key) if card_key else None
+        #: Signs the card, re-read when the file changes (raises ``SigningKeyError`` for
+        #: a file that cannot be used at start).
+        self.card_keys: KeyRing | None = None
+        if card_key:
+            self.card_keys = KeyRing(name="card", path=card_key, keep_for=CARD_KEY_KEPT)
         self.push_keys: KeyRing | None = None
         self.push: PushDelivery | None = None
         if self.options.push.enabled:
             self.push_keys = KeyRing(
+                name="push",
                 path=self.options.push.signing_key,
                 rotate_every=self.options.push.key_rotation,
                 keep_for=TOKEN_LIFETIME + CLOCK_LEEWAY,
@@ -234,7 +236,7 @@ class BridgeServer:
             lines.append(f"metrics   http://{self.options.host}:{self.ops.metrics_port}/metrics")
         return lines
 
-    def agent_card(self) -> AgentCard:
+    def _card(self) -> AgentCard:
         card = build_agent_card(
             self.agent,
             base_url=self.base_url,
@@ -242,21 +244,27 @@ class BridgeServer:
             push=self.push is not None,
         )
         declare_security(card, self.options.security)
-        return self._signed(card)  # signed last: the signature covers the schemes
+        return card
+
+    def agent_card(self) -> AgentCard:
+        """The card with every interface, signed with the card key of the moment."""
+        return self._signed(self._card())  # signed last: the signature covers the schemes
 
     def _signed(self, card: AgentCard) -> AgentCard:
-        if self.card_key is None:
+        if self.card_keys is None:
             return card
-        return sign_card(card, self.card_key, jku=self.jwks_url)
+        return sign_card(card, self.card_keys.current(), jku=self.jwks_url)
+
+    def _card_source(self) -> Callable[[], CardForms]:
+        """Every form of the card as served now: signed (schemes included) with the card
+        key of the moment, signed again only when that key changes."""
+        forms = card_forms(self._card())
+        if self.card_keys is None:
+            return lambda: forms
+        return SignedCards(forms, self.card_keys, jku=self.jwks_url)
 
     def _key_sources(self) -> list[KeySource]:
-        sources: list[KeySource] = []
-        if self.push_keys is not None:
-            sources.append(self.push_keys.published)
-        if self.card_key is not None:
-            card_key = self.card_key
-            sources.append(lambda: [card_key])
-        return sources
+        return [keys.published for keys in (self.push_keys, self.card_keys) if keys is not None]
 
     # --- ASGI -----------------------------------------------------------------------
 
@@ -266,18 +274,10 @@ class BridgeServer:
     def starlette_app(self) -> Starlette:
         """The HTTP side: card routes, JSON-RPC (0.3 + 1.0) routes, REST routes (last,
         because the SDK's REST routes end with a catch-all mount)."""
-        card = self.agent_card()
-        if any(i.protocol_binding == TRANSPORT_GRPC for i in card.supported_interfaces):
-            # The extended card is served (it lists gRPC for a2a-sdk 1.x clients, who get
-            # the card without it): every form of the card says so (A2A CORE-CAP-003).
-            card.capabilities.extended_agent_card = True
-            card = self._signed(card)  # signed again: it changed
-            self.handler.extended_card = card
+        cards = self._card_source()
+        self.handler.cards = cards
         routes: list[BaseRoute] = card_routes(
-            card,
-            base_path=self.base_path,
-            same_origin=self._signed(public_card(card)),
-            strict_card=self.options.strict_card,
+            cards, base_path=self.base_path, strict_card=self.options.strict_card
         )
         sources = self._key_sources()
         if sources:

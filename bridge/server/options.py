@@ -163,8 +163,8 @@ class ServerOptions:
     #: strict A2A 1.0 schema validators); off, the card every client reads: the 1.0 card
     #: merged with the 0.3 fields, as a2a-sdk serves it (``a2a/card_routes.py``).
     strict_card: bool = False
-    #: PEM private key file that signs the agent card (``a2a/card_signing.py``); empty =
-    #: the card is not signed.
+    #: PEM private key file that signs the agent card (``a2a/card_signing.py``), re-read
+    #: when it changes; empty = the card is not signed.
     card_signing_key: str = ""
     #: What is masked in what the bridge writes for its callers (tfrs progress, E2A
     #: records and wire log, spans, logs): installed for the process at start.

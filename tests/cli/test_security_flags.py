@@ -31,6 +31,7 @@ SERVE = ("serve", "--port", "0", "--grpc-port", "-1", "--no-playground")
     ("flags", "says"),
     [
         (("--card-signing-key", "{missing}"), "cannot read signing key"),
+        (("--card-signing-key", "{garbage}"), "garbage.pem holds no unencrypted PEM private key"),
         (("--push-signing-key", "{garbage}"), "no unencrypted PEM private key"),
         (("--push-key-rotation", "-1"), "--push-key-rotation"),
         (("--redact-pattern", "(unclosed"), "redaction pattern"),

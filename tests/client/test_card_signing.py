@@ -1,13 +1,16 @@
 """Signed agent cards: a bridge started with a card signing key serves every form of its
 card signed; a2a-sdk's own resolver and verifier accept each (keys from the bridge's
 JWKS), and so does ``RemoteAgent`` with a pinned key or the JWKS URL; a card that is not
-signed, signed by another key, or changed after signing is refused with a clear error."""
+signed, signed by another key, or changed after signing is refused with a clear error.
+Replacing the key file rotates the card key under the running server."""
 
 from __future__ import annotations
 
 import base64
 import copy
 import json
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,7 +35,9 @@ from trpc_bridge.client.card_trust import ALGORITHMS, CardTrust
 from trpc_bridge.events import AgentRequest
 from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.a2a.card_signing import CARD_KEY_KEPT
 from trpc_bridge.server.http.listener import serving
+from trpc_bridge.server.signing.keys import SigningKey
 
 KEYS = {
     "rsa": lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048),
@@ -160,3 +165,104 @@ async def test_an_unusable_card_key_file_is_a_clear_error(tmp_path: Path) -> Non
         with pytest.raises(RemoteAgentError, match=r"card key|private key") as caught:
             CardTrust.from_file(path)
         assert "BEGIN" not in str(caught.value)
+
+
+class Clock:
+    """The card key ring's clock, moved by the test (no waiting)."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _kids_signing(http: httpx.AsyncClient, server: BridgeServer) -> set[str]:
+    """The kid of every served form of the card (extended card included), each verified
+    by a2a-sdk's resolver and verifier against the JWKS as fetched now."""
+    verifier = await _sdk_verifier(http, server.jwks_url)
+    resolver = A2ACardResolver(http, server.base_url)
+    cards = [
+        await resolver.get_agent_card(
+            path, http_kwargs={"headers": headers}, signature_verifier=verifier
+        )
+        for path, headers in ((CARD_PATHS[0], {}), (CARD_PATHS[0], {"A2A-Version": "1.0"}))
+    ]
+    body = {"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}}
+    answer = await http.post(server.jsonrpc_url, json=body, headers={"A2A-Version": "1.0"})
+    cards.append(parse_agent_card(answer.json()["result"]))
+    verifier(cards[-1])
+    return {
+        json.loads(base64.urlsafe_b64decode(s.protected + "=="))["kid"]
+        for card in cards
+        for s in card.signatures
+    }
+
+
+async def _accepts(server: BridgeServer, trust: CardTrust) -> bool:
+    try:
+        async with await RemoteAgent.connect(server.base_url, card_trust=trust):
+            return True
+    except RemoteAgentError as exc:
+        assert "no signature that verifies" in str(exc)
+        return False
+
+
+async def test_a_replaced_card_key_file_rotates_without_a_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Publish first, then sign: the new key is in the JWKS as soon as the file is read,
+    the cards are signed with it ``publish_ahead`` seconds later, and the old key stays
+    published for :data:`CARD_KEY_KEPT` seconds after its last card. A broken file
+    written meanwhile keeps the key that signs."""
+    old_key: Any = KEYS["rsa"]()
+    new_key: Any = KEYS["ec"]()
+    old_kid, new_kid = SigningKey.of(old_key).kid, SigningKey.of(new_key).kid
+    trust_old = CardTrust.from_file(_write_public(tmp_path / "old.pub", old_key))
+    trust_new = CardTrust.from_file(_write_public(tmp_path / "new.pub", new_key))
+    async with signed_bridge(tmp_path, old_key) as server, httpx.AsyncClient() as http:
+        ring = server.card_keys
+        assert ring is not None
+        clock = Clock()
+        ring.clock = clock
+
+        async def published() -> set[str]:
+            """The card keys in the JWKS (the push keys are there too)."""
+            push = {k.kid for k in server.push_keys.published()} if server.push_keys else set()
+            return {k["kid"] for k in (await http.get(server.jwks_url)).json()["keys"]} - push
+
+        assert await _kids_signing(http, server) == {old_kid}
+        before = (await http.get(server.card_url)).json()  # signed by the old key
+        # An atomic swap, as a secret manager does it.
+        Path(_write_private(tmp_path / "card.pem.new", new_key)).replace(tmp_path / "card.pem")
+        assert await published() == {old_kid}  # not looked at yet (once a second)
+
+        clock.now += ring.check_every
+        assert await published() == {old_kid, new_kid}  # published at once
+        assert await _kids_signing(http, server) == {old_kid}  # the old key still signs
+        assert await _accepts(server, trust_old) and not await _accepts(server, trust_new)
+
+        clock.now += ring.publish_ahead
+        assert await _kids_signing(http, server) == {new_kid}
+        assert await _accepts(server, trust_new) and not await _accepts(server, trust_old)
+        assert await _accepts(server, CardTrust(jwks_url=server.jwks_url))
+        assert await published() == {old_kid, new_kid}
+        # A card fetched before the rotation still verifies with the JWKS of now.
+        (await _sdk_verifier(http, server.jwks_url))(parse_agent_card(before))
+
+        # A broken file (a write caught midway) keeps the key that signs.
+        secret = "c2VjcmV0IGtleSBieXRlcw"
+        broken = tmp_path / "card.pem.broken"
+        broken.write_text(f"-----BEGIN PRIVATE KEY-----\n{secret}\n")
+        broken.replace(tmp_path / "card.pem")
+        ring_log = "trpc_bridge.server.signing.key_ring"
+        with caplog.at_level(logging.WARNING, logger=ring_log):
+            clock.now += ring.check_every + ring.publish_ahead
+            assert await _kids_signing(http, server) == {new_kid}
+        (warning,) = [r.getMessage() for r in caplog.records if r.name == ring_log]
+        assert "card key file" in warning and str(tmp_path / "card.pem") in warning
+        assert secret not in warning and "BEGIN" not in warning
+        assert await _accepts(server, trust_new)
+
+        clock.now += CARD_KEY_KEPT
+        assert await published() == {new_kid}  # the retired key has left the JWKS

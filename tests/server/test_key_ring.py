@@ -1,6 +1,7 @@
 """Key rotation under a running server (``server/signing/key_ring.py``), on a clock the
 test moves: a new key is published before it signs, a retired key stays published
-until its last token has expired, then leaves the JWKS."""
+until its last token has expired, then leaves the JWKS; the card's forms are signed
+again when the key changes, and only then (``a2a/card_signing.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
+from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.server.a2a.card import build_agent_card, card_forms
+from trpc_bridge.server.a2a.card_signing import SignedCards
 from trpc_bridge.server.signing.key_ring import KeyRing
 
 
@@ -90,3 +94,35 @@ def test_generated_keys_rotate_with_the_next_key_published_a_period_ahead() -> N
     key = never.current()
     clock.now += 10**9
     assert never.current() == key
+
+
+def test_a_file_back_to_the_signing_key_cancels_the_waiting_one(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "key.pem"
+    first = ec.generate_private_key(ec.SECP256R1())
+    _write_key(path, first, 1)
+    ring = KeyRing(path=path, check_every=0, publish_ahead=60, clock=clock)
+    old = ring.current()
+    _write_key(path, ed25519.Ed25519PrivateKey.generate(), 2)
+    assert len(kids(ring)) == 2  # the new key waits, published
+    _write_key(path, first, 3)  # changed back before it signed
+    assert kids(ring) == [old.kid]
+    clock.now += 61
+    assert ring.current() == old
+
+
+def test_card_forms_are_signed_again_only_when_the_key_changes(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "card.pem"
+    _write_key(path, ec.generate_private_key(ec.SECP256R1()), 1)
+    ring = KeyRing(path=path, check_every=0, publish_ahead=0, clock=clock)
+    card = build_agent_card(demo_agent(), base_url="http://h:1", grpc_address="h:2")
+    cards = SignedCards(card_forms(card), ring, jku="http://h:1/.well-known/jwks.json")
+    first = cards()
+    assert cards() is first  # no signature per request
+    assert not card.signatures  # the unsigned card is left as it was
+    assert first.extended and len(first.full.signatures) == len(first.same_origin.signatures) == 1
+    _write_key(path, ed25519.Ed25519PrivateKey.generate(), 2)
+    second = cards()
+    assert second is not first and cards() is second
+    assert second.full.signatures[0].signature != first.full.signatures[0].signature

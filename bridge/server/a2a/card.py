@@ -11,6 +11,7 @@ makes the SDK also render the 0.3 fields (``url``, ``preferredTransport``,
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
@@ -118,6 +119,30 @@ def public_card(card: AgentCard) -> AgentCard:
     public.supported_interfaces.extend(kept)
     public.capabilities.extended_agent_card = True
     return public
+
+
+@dataclass(frozen=True)
+class CardForms:
+    """The forms of one card the bridge serves (``card_routes``, ``GetExtendedAgentCard``)."""
+
+    #: Every interface: for requests not marked 1.x, and the extended card.
+    full: AgentCard
+    #: Without the gRPC interfaces, for requests marked ``A2A-Version: 1.x`` (``public_card``).
+    same_origin: AgentCard
+    #: ``full`` is served as the extended card too (it lists gRPC).
+    extended: bool
+
+
+def card_forms(card: AgentCard) -> CardForms:
+    """The forms of ``card`` (which is left as it is). With gRPC interfaces the extended
+    card is served, since it lists gRPC for a2a-sdk 1.x clients, who get the card
+    without it: every form then says so (A2A CORE-CAP-003)."""
+    full = AgentCard()
+    full.CopyFrom(card)
+    extended = any(i.protocol_binding == TRANSPORT_GRPC for i in card.supported_interfaces)
+    if extended:
+        full.capabilities.extended_agent_card = True
+    return CardForms(full, public_card(full), extended)
 
 
 #: What A2A 0.3's schema requires of a card and of each skill that A2A 1.0 has too: proto3

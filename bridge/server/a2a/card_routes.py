@@ -30,17 +30,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
-from a2a.types import AgentCard
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from trpc_bridge.names import A2A_VERSION_HEADER, CARD_PATHS
-from trpc_bridge.server.a2a.card import card_json
+from trpc_bridge.server.a2a.card import CardForms, card_json
 
-#: The card changes only when the server restarts; clients may keep it this long.
+#: Seconds clients may keep the card. It changes when the server restarts, and its
+#: signature when the card key rotates (the retired key stays published longer).
 DEFAULT_CARD_MAX_AGE = 300
 
 
@@ -53,7 +54,7 @@ def _wants_v0_3(request: Request) -> bool:
 
 
 class _CardAnswer:
-    """One form of the card, serialised once (the card does not change while serving)."""
+    """One form of the card, serialised once (again only when its signing key changes)."""
 
     def __init__(self, card: dict[str, Any], max_age: int) -> None:
         self.body = json.dumps(card, ensure_ascii=False, separators=(",", ":")).encode()
@@ -71,30 +72,46 @@ class _CardAnswer:
         return Response(self.body, media_type="application/json", headers=self.headers)
 
 
+class _Answers:
+    """The answers for one :class:`CardForms`, serialised once."""
+
+    def __init__(self, forms: CardForms, max_age: int, strict_card: bool) -> None:
+        self.forms = forms
+        self.merged = _CardAnswer(card_json(forms.full, v0_3=True), max_age)  # 1.0 + 0.3 fields
+        self.unmarked = _CardAnswer(card_json(forms.full), max_age) if strict_card else self.merged
+        self.v1_marked = _CardAnswer(card_json(forms.same_origin), max_age)
+
+
 def card_routes(
-    card: AgentCard,
+    cards: Callable[[], CardForms],
     *,
     base_path: str = "",
     max_age: int = DEFAULT_CARD_MAX_AGE,
-    same_origin: AgentCard | None = None,
     strict_card: bool = False,
 ) -> list[BaseRoute]:
-    """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``.
-    ``same_origin``: the card for requests marked ``A2A-Version: 1.x`` (a2a-sdk 1.x
-    clients, Google ADK's among them, which refuses interfaces on another origin: see
-    ``card.public_card``); a request without the header gets ``card`` merged with its 0.3
+    """``GET {base_path}/.well-known/agent-card.json`` and ``…/agent.json``. ``cards``:
+    the forms to serve now, asked on every request; the answers are made again only when
+    it returns other forms (the card signed with a new key: ``card_signing.SignedCards``).
+    A request marked ``A2A-Version: 1.x`` gets ``same_origin`` (a2a-sdk 1.x clients,
+    Google ADK's among them, which refuses interfaces on another origin: see
+    ``card.public_card``); one without the header gets ``full`` merged with its 0.3
     fields, or in its 1.0 form alone when ``strict_card`` (see the module doc)."""
-    merged = _CardAnswer(card_json(card, v0_3=True), max_age)  # the 1.0 card + the 0.3 fields
-    unmarked = _CardAnswer(card_json(card), max_age) if strict_card else merged
-    v1_marked = _CardAnswer(card_json(same_origin or card), max_age)
+    made = [_Answers(cards(), max_age, strict_card)]
+
+    def answers() -> _Answers:
+        forms = cards()
+        if forms is not made[0].forms:
+            made[0] = _Answers(forms, max_age, strict_card)
+        return made[0]
 
     async def current(request: Request) -> Response:
+        now = answers()
         if _wants_v0_3(request):
-            return merged(request)
-        return (v1_marked if _wants_v1(request) else unmarked)(request)
+            return now.merged(request)
+        return (now.v1_marked if _wants_v1(request) else now.unmarked)(request)
 
     async def legacy(request: Request) -> Response:
-        return merged(request)
+        return answers().merged(request)
 
     current_path, legacy_path = CARD_PATHS
     return [

@@ -25,7 +25,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from trpc_bridge.grpc_wrap import wrapped
+from trpc_bridge.grpc_wrap import HandlerInterceptor, wrapped
 from trpc_bridge.server.options import Limits
 from trpc_bridge.server.refusals import log_refusal
 
@@ -117,22 +117,20 @@ def _streaming(
     return screened
 
 
-class GrpcScreen(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class GrpcScreen(HandlerInterceptor):
     """The interceptor; install it on the bridge's gRPC server (both A2A services).
     ``max_metadata``: metadata entries a call may have."""
 
     def __init__(self, *, max_metadata: int = Limits.max_header_lines) -> None:
         self.max_metadata = max_metadata
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
+    def unknown(self, details: grpc.HandlerCallDetails) -> None:
+        # grpcio answers UNIMPLEMENTED; the peer is not known here.
+        log_refusal(f"gRPC {details.method}", "-", "UNIMPLEMENTED no such method")
+
+    def wrap(
+        self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None:  # grpcio answers UNIMPLEMENTED; the peer is not known here
-            log_refusal(f"gRPC {details.method}", "-", "UNIMPLEMENTED no such method")
-            return None
         method: str = details.method
         decoder = handler.request_deserializer
         return wrapped(  # the screen decodes the request itself (a refusal, not a crash)

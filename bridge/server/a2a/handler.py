@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -77,6 +77,7 @@ from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import ID_LENGTH, new_id, shown_id
 from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
+from trpc_bridge.server.a2a.card import CardForms
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
 from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.proxying.unary_relay import unary_relay_for
@@ -184,8 +185,14 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         self.runner = runner
         self.options = options or EncodingOptions()
         self.push = push
-        #: The full card (every interface), set by the server: see ``card.public_card``.
-        self.extended_card: AgentCard | None = None
+        #: The card's forms as served now, set by the server (``card_routes``).
+        self.cards: Callable[[], CardForms] | None = None
+
+    @property
+    def extended_card(self) -> AgentCard | None:
+        """The full card (every interface: see ``card.public_card``), when it is served."""
+        forms = None if self.cards is None else self.cards()
+        return forms.full if forms is not None and forms.extended else None
 
     @property
     def registry(self) -> TaskRegistry:
@@ -498,6 +505,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        if self.extended_card is None:
+        card = self.extended_card
+        if card is None:
             raise ExtendedAgentCardNotConfiguredError
-        return self.extended_card
+        return card

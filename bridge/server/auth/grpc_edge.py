@@ -11,12 +11,12 @@ as ``www-authenticate`` trailing metadata.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
-from trpc_bridge.grpc_wrap import wrapped
+from trpc_bridge.grpc_wrap import HandlerInterceptor, wrapped
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.authenticator import AuthGate
 from trpc_bridge.server.auth.errors import AuthError, Unauthenticated
@@ -30,7 +30,7 @@ CALL_PRINCIPAL: contextvars.ContextVar[Principal | None] = contextvars.ContextVa
 )
 
 
-class GrpcAuthentication(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class GrpcAuthentication(HandlerInterceptor):
     """The interceptor; install it first on the bridge's gRPC server."""
 
     def __init__(self, gate: AuthGate) -> None:
@@ -50,14 +50,9 @@ class GrpcAuthentication(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
             await context.abort(found.grpc_code, refusal.message)
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
+    def wrap(
+        self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None:
-            return None
         method: str = details.method
         admit = self._admit
 

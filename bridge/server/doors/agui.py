@@ -32,7 +32,6 @@ them are relayed to the outbox without becoming events (``server/proxying/agui_r
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, UserMessage
@@ -50,6 +49,7 @@ from trpc_bridge.json_body import BodyError, read_json
 from trpc_bridge.names import ID_LENGTH, TRANSPORT_AGUI
 from trpc_bridge.server.auth.answers import answer
 from trpc_bridge.server.auth.errors import AuthError
+from trpc_bridge.server.background import cancel_and_wait
 from trpc_bridge.server.identity import http_principal, lower_headers
 from trpc_bridge.server.proxying.agui_relay import AguiRelay, agui_relay_for
 from trpc_bridge.server.runner import AgentRunner
@@ -198,9 +198,7 @@ class _Run:
             await producer  # its failure, if it failed
         finally:
             if not producer.done():  # the client went away: the run stops
-                producer.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await producer
+                await cancel_and_wait(producer)
 
     def _write(self, out: Sequence[BaseEvent]) -> None:
         written = [self.encoder.encode(event) for event in out]

@@ -14,14 +14,14 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
-from trpc_bridge.grpc_wrap import wrapped
+from trpc_bridge.grpc_wrap import HandlerInterceptor, wrapped
 from trpc_bridge.names import TRANSPORT_GRPC
 from trpc_bridge.server.ops.probes import Readiness
 from trpc_bridge.server.refusals import clean
@@ -62,7 +62,7 @@ def add_health(server: grpc.aio.Server, readiness: Readiness, services: Iterable
 _Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Any]
 
 
-class ObservedCalls(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class ObservedCalls(HandlerInterceptor):
     """Times each call of a registered method (the health service's own excepted): its
     ``rpc.server.duration`` and, for server streams, the open-streams count; one access
     line per call when ``access_log``."""
@@ -71,14 +71,9 @@ class ObservedCalls(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self._metrics = metrics
         self._access_log = access_log
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
+    def wrap(
+        self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None:
-            return handler
         service, _, method = details.method.lstrip("/").rpartition("/")
         if service == _HEALTH_SERVICE:
             return handler

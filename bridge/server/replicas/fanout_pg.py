@@ -27,6 +27,7 @@ import asyncpg
 from sqlalchemy import text
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.background import cancel_and_wait
 from trpc_bridge.server.replicas.fanout import (
     KEEP_FINISHED,
     Batches,
@@ -84,10 +85,7 @@ class PgFanOut:
     async def stop(self) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.flush(), 5)
-        if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        await cancel_and_wait(self._writer)
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.close()

@@ -23,13 +23,13 @@ failed by :class:`~trpc_bridge.server.replicas.monitor.ReplicaMonitor`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
 from a2a.types import Task
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.background import cancel_and_wait
 from trpc_bridge.server.options import Durability
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.replicas.mirror import MirrorTask
@@ -68,10 +68,7 @@ class TaskJournal:
         self._writer = asyncio.create_task(self._write_loop())
 
     async def stop(self) -> None:
-        if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        await cancel_and_wait(self._writer)
         await self._checkpoint()  # what changed since the last tick
 
     def follows(self, lease: Lease) -> bool:
@@ -85,7 +82,7 @@ class TaskJournal:
         self, task: Task, lease: Lease, *, owner: str, coalesce_after: int, on_end: OnEnd
     ) -> LiveTask:
         assert self.fanout is not None  # follows() said so
-        mirror = MirrorTask(
+        mirror = MirrorTask.following(
             task, lease, owner=owner, coalesce_after=coalesce_after, fanout=self.fanout
         )
         mirror.follow(on_end)

@@ -14,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from a2a.types import Message, Task
+from a2a.types import Task
 from a2a.utils.errors import InternalError
 
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.tasks.live_task import Lease, LiveTask, OnEnd, ends_run
-from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
 
 #: Seconds a cancel waits for the replica that runs the task to confirm it.
 CANCEL_WAIT = 15.0
@@ -27,22 +26,22 @@ CANCEL_WAIT = 15.0
 
 class MirrorTask(LiveTask):
     remote = True
+    lease: Lease
+    _fanout: FanOut
+    _asked: set[asyncio.Future[None]]
 
-    def __init__(
-        self, task: Task, lease: Lease, *, owner: str, coalesce_after: int, fanout: FanOut
-    ) -> None:
-        super().__init__(
-            task_id=task.id,
-            context_id=task.context_id,
-            owner=owner,
-            user_message=Message(),
-            coalesce_after=coalesce_after,
-        )
-        self.aggregate = TaskAggregate.from_task(task)
-        self.sequence = lease.seq
-        self.lease = lease
-        self._fanout = fanout
-        self._asked: set[asyncio.Future[None]] = set()
+    @classmethod
+    def following(
+        cls, task: Task, lease: Lease, *, owner: str, coalesce_after: int, fanout: FanOut
+    ) -> MirrorTask:
+        """The stored ``task`` whose run another replica holds under ``lease``: a live task
+        revived from it (as a parked one is), followed through ``fanout``."""
+        mirror = cls.revived(task, owner=owner, coalesce_after=coalesce_after)
+        mirror.sequence = lease.seq
+        mirror.lease = lease
+        mirror._fanout = fanout
+        mirror._asked = set()
+        return mirror
 
     def follow(self, on_end: OnEnd) -> None:
         self._producer = asyncio.create_task(self._follow(on_end))

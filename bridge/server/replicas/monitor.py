@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 
 from trpc_bridge.codecs.encoding import StreamFrame
+from trpc_bridge.server.background import cancel_and_wait
 from trpc_bridge.server.options import Durability
 from trpc_bridge.server.replicas.fanout import FanOut
 from trpc_bridge.server.replicas.tables import JournalTables, Replica
@@ -59,10 +60,7 @@ class ReplicaMonitor:
         self._loop = asyncio.create_task(self._watch())
 
     async def stop(self) -> None:
-        if self._loop is not None:
-            self._loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop
+        await cancel_and_wait(self._loop)
         if not self.replica.id:
             return  # never started (the store failed its check): nothing to unregister
         with contextlib.suppress(Exception):  # a store already gone: the row just ages

@@ -1,10 +1,13 @@
-"""The keys one purpose signs with, rotated while the server runs.
+"""The keys one purpose signs with (the agent card, push-notification JWTs), rotated
+while the server runs.
 
 A :class:`KeyRing` hands out its current key and publishes (in the JWKS) every key a
-receiver may still need: the current one, the next one, and each retired key until the
-last token it signed has expired (``keep_for`` after it stopped signing). A new key is
-published before it signs (``publish_ahead`` seconds), so a receiver that cached the
-JWKS, or may refetch it only after a cool-down (PyJWT's ``PyJWKClient``: 30 s), finds it.
+receiver may still need: the current one, the next one, and each retired key while
+what it signed may still be checked (``keep_for`` after it stopped signing: for push
+tokens, their lifetime plus leeway; for cards, which do not expire, see
+``a2a/card_signing.py``). A new key is published before it signs (``publish_ahead``
+seconds), so a receiver that cached the JWKS, or may refetch it only after a cool-down
+(PyJWT's ``PyJWKClient``: 30 s), finds it.
 Two sources:
 
 - a PEM file (``path``): read at start and whenever it changes (checked at most every
@@ -40,6 +43,7 @@ class KeyRing:
     def __init__(
         self,
         *,
+        name: str = "signing",
         path: str | Path = "",
         rotate_every: float = DAY,
         keep_for: float = 0.0,
@@ -47,8 +51,9 @@ class KeyRing:
         publish_ahead: float = PUBLISH_AHEAD,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """``keep_for``: how long a retired key stays published (the longest lifetime of
-        a token it signed, plus the receivers' clock leeway). Raises
+        """``name``: what the keys sign, for the log (``card``, ``push``). ``keep_for``:
+        how long a retired key stays published after its last signature (for tokens:
+        their longest lifetime plus the receivers' clock leeway). Raises
         :class:`~trpc_bridge.server.signing.keys.SigningKeyError` for an unusable file."""
         self._path = Path(path) if path else None
         self._rotate_every = rotate_every
@@ -57,7 +62,9 @@ class KeyRing:
         self.check_every = check_every
         #: Seconds a new key from the file is published before it signs.
         self.publish_ahead = publish_ahead
-        self._clock = clock
+        #: Where the ring reads the time (a seam: tests move it).
+        self.clock = clock
+        self._name = name
         #: Retired keys and when they leave the JWKS.
         self._retired: list[tuple[SigningKey, float]] = []
         self._next: SigningKey | None = None
@@ -83,13 +90,13 @@ class KeyRing:
     def _retire(self, replacement: SigningKey) -> None:
         if replacement.kid == self._current.kid:
             return
-        now = self._clock()
+        now = self.clock()
         self._retired.append((self._current, now + self._keep_for))
         self._current, self._since = replacement, now
-        logger.info("signing key rotated: now %s", replacement.kid)
+        logger.info("%s key rotated: now %s", self._name, replacement.kid)
 
     def _refresh(self) -> None:
-        now = self._clock()
+        now = self.clock()
         self._retired = [(key, until) for key, until in self._retired if until > now]
         if self._path is None:
             if self._rotate_every > 0 and now - self._since >= self._rotate_every:
@@ -113,12 +120,19 @@ class KeyRing:
             key = load_signing_key(self._path or "")
         except SigningKeyError as exc:
             logger.warning(
-                "signing key file changed but is not usable, kept %s: %s", self._current.kid, exc
+                "%s key file changed but is not usable, kept %s: %s",
+                self._name,
+                self._current.kid,
+                exc,
             )
             return
-        if key.kid != self._current.kid:
-            self._next, self._activate_at = key, self._clock() + self.publish_ahead
-            logger.info("signing key %s published; it signs in %g s", key.kid, self.publish_ahead)
+        if key.kid == self._current.kid:
+            self._next = None  # the file is back to the key that signs: nothing to rotate
+        elif self._next is None or key.kid != self._next.kid:
+            self._next, self._activate_at = key, self.clock() + self.publish_ahead
+            logger.info(
+                "%s key %s published; it signs in %g s", self._name, key.kid, self.publish_ahead
+            )
 
     def current(self) -> SigningKey:
         """The key to sign with now (rotated first when due)."""

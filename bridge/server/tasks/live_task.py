@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
@@ -96,8 +96,9 @@ class LiveTask:
         self._interrupted: str | None = None
 
     @classmethod
-    def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> LiveTask:
-        """A live handle on a parked ``task`` read from the store."""
+    def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> Self:
+        """A live handle on a parked (or, for a mirror, running elsewhere) ``task`` read
+        from the store."""
         live = cls(
             task_id=task.id,
             context_id=task.context_id,

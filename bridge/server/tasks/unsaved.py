@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
 
+from trpc_bridge.server.background import cancel_and_wait
 from trpc_bridge.server.tasks.store import first_line
 
 logger = logging.getLogger(__name__)
@@ -133,10 +134,7 @@ class UnsavedTasks:
 
     async def stop(self) -> None:
         """Stop retrying, after a last try."""
-        if self._retrying is not None:
-            self._retrying.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._retrying
+        await cancel_and_wait(self._retrying)
         if self._tasks:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(LAST_TRY):
