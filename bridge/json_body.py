@@ -51,21 +51,38 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-#: Byte classes for :func:`_orjson_safe`: digits → ``0``, opening brackets → ``{``.
-_SHAPES = bytes(
-    0x30 if 0x30 <= b <= 0x39 else 0x7B if b in (0x5B, 0x7B) else 0x20 for b in range(256)
-)
+#: Byte classes for :func:`_orjson_safe`: digits → ``0``, opening brackets → ``{``,
+#: anything else → ``x``.
+_CLASSES = {**dict.fromkeys(b"0123456789", ord("0")), **dict.fromkeys(b"[{", ord("{"))}
+_SHAPES = bytes(_CLASSES.get(b, ord("x")) for b in range(256))
 #: orjson reads an integer of more digits than this as a float (json keeps it exact).
 _LONG_NUMBER = b"0" * 19
+#: What may come between a number's first digit and what it follows (``:``, ``,``, ``[``
+#: or nothing): JSON's whitespace and a minus sign.
+_BEFORE_DIGITS = b" \t\r\n-"
+_NUMBER_FOLLOWS = b":,["
 #: Fewer brackets than json's recursion limit: orjson cannot accept what json refuses.
 _FEW_BRACKETS = 900
 
 
 def _orjson_safe(data: bytes) -> bool:
     """orjson reads ``data`` to the same value as :func:`json.loads` (or refuses it): no
-    digit run long enough to be an integer past 64 bits, nesting json can parse."""
+    number that starts with a digit run long enough to be an integer past 64 bits (a run
+    inside a string, such as a nanosecond time in an id, is text; orjson reads fractions
+    and exponents as json does), nesting json can parse (a document of fewer bytes than
+    twice the bound cannot nest that deep)."""
     shapes = data.translate(_SHAPES)
-    return _LONG_NUMBER not in shapes and shapes.count(b"{") < _FEW_BRACKETS
+    if len(data) >= 2 * _FEW_BRACKETS and shapes.count(b"{") >= _FEW_BRACKETS:
+        return False
+    at = shapes.find(_LONG_NUMBER)
+    while at >= 0:  # the first digit of a run: a number's when it follows : , [ or nothing
+        before = at - 1
+        while before >= 0 and data[before] in _BEFORE_DIGITS:
+            before -= 1
+        if before < 0 or data[before] in _NUMBER_FOLLOWS:
+            return False
+        at = shapes.find(_LONG_NUMBER, at + len(_LONG_NUMBER))
+    return True
 
 
 def parse_json(body: bytes | str) -> Any:

@@ -52,7 +52,10 @@ def inject_headers(
     tracing off the current context can still hold a caller's trace (see
     :func:`trpc_bridge.telemetry.server.forwarded_context`): that is passed on unchanged.
     """
-    propagate.inject(headers, context=context)
+    if context is None:
+        context = otel_context.get_current()
+    if context:  # an empty context holds no span and no baggage: nothing to send
+        propagate.inject(headers, context=context)
     return headers
 
 

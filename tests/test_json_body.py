@@ -60,6 +60,20 @@ def test_what_is_not_json_is_refused(body: bytes) -> None:
         parse_json(body)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"id":"task-1-1796151470573611511","n":[-18446744073709551616, 17961514705736115]}',
+        b'{"a": \n -123456789012345678901234, "b": "x:1234567890123456789012"}',
+        b'[12345678901234567890123,"{12345678901234567890123"]',
+        b"123456789012345678901234",
+    ],
+)
+def test_long_digit_runs_read_as_json_reads_them(body: bytes) -> None:
+    """In a string they are text (orjson reads it); as a number, an integer kept exact."""
+    assert _same(parse_json(body), json.loads(body))
+
+
 def test_a_lone_surrogate_escape_reads_as_json_reads_it() -> None:
     """orjson refuses it; the json path accepts it (check_json refuses it later)."""
     assert parse_json(b'"\\ud800"') == json.loads('"\\ud800"')

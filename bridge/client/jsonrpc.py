@@ -19,7 +19,6 @@ from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import httpx
-from a2a.compat.v0_3.conversions import to_compat_message
 from a2a.types import Message
 from google.protobuf.json_format import MessageToDict
 
@@ -27,6 +26,7 @@ from trpc_bridge.client.card import Endpoint
 from trpc_bridge.client.errors import RemoteCallError, failure_text
 from trpc_bridge.client.sse import read_data
 from trpc_bridge.codecs.a2a.frames import Frame, read_result
+from trpc_bridge.codecs.a2a.json03 import message_to_json
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.json_body import BodyError, parse_json
 from trpc_bridge.names import new_uuid
@@ -53,7 +53,8 @@ _METHODS = {
 
 def _message_json(message: Message, version: str) -> dict[str, Any]:
     if version == "0.3":
-        return to_compat_message(message).model_dump(mode="json", by_alias=True, exclude_none=True)
+        # What a2a-sdk's 0.3 model of it dumps, without pydantic (a tenth of the cost).
+        return message_to_json(message)
     as_dict: dict[str, Any] = MessageToDict(message)
     return as_dict
 

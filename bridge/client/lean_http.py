@@ -52,7 +52,13 @@ def direct(url: str) -> bool:
 def _header_bytes(headers: Mapping[str, str]) -> bytes:
     lines = []
     for name, value in headers.items():
-        if not name.isascii() or not value.isascii() or any(c in value for c in "\r\n\0"):
+        if (
+            not name.isascii()
+            or not value.isascii()
+            or "\r" in value
+            or "\n" in value
+            or "\0" in value
+        ):
             raise LeanHttpError(f"the request header {name!r} cannot be sent")
         lines.append(f"{name}: {value}\r\n")
     return "".join(lines).encode("ascii")

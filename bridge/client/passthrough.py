@@ -25,7 +25,6 @@ from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import orjson
 from a2a.types import Message
 
 from trpc_bridge.client.errors import RemoteCallError
@@ -40,6 +39,7 @@ from trpc_bridge.client.jsonrpc import (
 from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
 from trpc_bridge.client.sse import SseParser
 from trpc_bridge.codecs.a2a.frames import Frame
+from trpc_bridge.codecs.a2a.json03 import json_bytes
 
 
 class Passthrough(Protocol):
@@ -105,7 +105,7 @@ class RawResults:
         method, body, sent = self._transport.stream_call(message, headers)
         self._method = method
         try:
-            response = await self._http.post(self._path, orjson.dumps(body), sent)
+            response = await self._http.post(self._path, json_bytes(body), sent)
         except LeanHttpError as exc:
             raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
         try:
@@ -134,7 +134,7 @@ class RawResults:
         call given up (cancelled) closes its connection: the upstream sees its caller go."""
         method, body, sent = self._transport.send_call(message, headers)
         try:
-            response = await self._http.post(self._path, orjson.dumps(body), sent)
+            response = await self._http.post(self._path, json_bytes(body), sent)
         except LeanHttpError as exc:
             raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
         try:

@@ -35,20 +35,32 @@ TERMINAL_STATES = frozenset(
 FAILURE_STATES = frozenset({"failed", "canceled", "rejected"})
 
 
+# The exact JSON types are checked first: parsed JSON is made of them, and a type check
+# is much cheaper than an ABC's isinstance (these run a dozen times per frame).
+
+
 def as_str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    return value if type(value) is str or isinstance(value, str) else ""
 
 
 def as_map(value: Any) -> JsonMap:
-    return value if isinstance(value, Mapping) else {}
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+    return value if type(value) is list or isinstance(value, list) else []
+
+
+#: The states in the 0.3 spelling (:func:`normalise_state` leaves them as they are).
+_STATES_03 = frozenset({"submitted", "working", "unknown", *TERMINAL_STATES})
 
 
 def normalise_state(value: Any) -> str:
     """``TASK_STATE_INPUT_REQUIRED`` / ``input-required`` → ``input-required``."""
+    if not value:
+        return ""
+    if type(value) is str and value in _STATES_03:  # already in the 0.3 spelling
+        return value
     state = as_str(value).strip()
     if state.upper().startswith("TASK_STATE_"):
         state = state[len("TASK_STATE_") :]
@@ -168,7 +180,10 @@ def read_part(raw: Any) -> WirePart | None:
 
 
 def read_parts(raw: Any) -> tuple[WirePart, ...]:
-    parts = (read_part(p) for p in as_list(raw))  # `"parts": null` reads as no parts
+    items = as_list(raw)  # `"parts": null` reads as no parts
+    if not items:
+        return ()
+    parts = (read_part(p) for p in items)
     return tuple(p for p in parts if p is not None)
 
 
@@ -238,6 +253,8 @@ def _read_task(raw: JsonMap) -> TaskFrame:
     )
 
 
+_FRAME_TYPES = frozenset({WireMessage, TaskFrame, StatusFrame, ArtifactFrame})
+
 _BY_KIND: dict[str, Callable[[JsonMap], Frame]] = {
     "message": read_message,
     "task": _read_task,
@@ -270,9 +287,9 @@ def read_result(result: Any) -> Frame:
     """A JSON-RPC ``result`` (or a REST body / a dumped ``StreamResponse``) as a frame; a
     frame already read (e.g. rewritten by :mod:`~trpc_bridge.codecs.dialects.frames`) is
     returned as it is."""
-    if isinstance(result, WireMessage | TaskFrame | StatusFrame | ArtifactFrame):
-        return result
-    if not isinstance(result, Mapping):
+    if type(result) in _FRAME_TYPES:
+        return result  # type: ignore[no-any-return]
+    if type(result) is not dict and not isinstance(result, Mapping):
         raise CodecError(f"A2A result must be a JSON object, got {type(result).__name__}")
     kind = result.get("kind")
     if isinstance(kind, str):

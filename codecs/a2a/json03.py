@@ -295,12 +295,18 @@ def result_to_json(result: Frame) -> dict[str, Any]:
     return task_to_json(result)
 
 
+def json_bytes(value: Any) -> bytes:
+    """``value``, JSON made of this module's ``*_to_json`` output, written as the 0.3
+    stream writer writes it (pydantic's spelling of numbers)."""
+    return orjson.dumps(value, default=_stream_number)
+
+
 def success_response(result: Frame, request_id: JsonRpcId) -> bytes:
     """``{"id":…,"jsonrpc":"2.0","result":…}`` (no ``id`` when it is ``None``)."""
     body: dict[str, Any] = {} if request_id is None else {"id": request_id}
     body["jsonrpc"] = "2.0"
     body["result"] = result_to_json(result)
-    return orjson.dumps(body, default=_stream_number)
+    return json_bytes(body)
 
 
 def unary_response(result: Message | Task | PackedResult, request_id: JsonRpcId) -> bytes:

@@ -19,6 +19,8 @@ REASONING_MARKERS: tuple[tuple[str, Any], ...] = (
 
 def is_reasoning(metadata: Mapping[str, Any]) -> bool:
     """The part metadata marks its text as reasoning."""
+    if not metadata:  # most parts carry none
+        return False
     for key, value in REASONING_MARKERS:
         found = metadata.get(key)
         if found is value if isinstance(value, bool) else found == value:

@@ -76,9 +76,17 @@ ADK_ERROR_CODE = "adk_error_code"
 
 def _texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
     """(text, reasoning, only text parts?) of some parts."""
-    text = "".join(p.text for p in parts if p.kind == "text" and not is_reasoning(p.metadata))
-    thought = "".join(p.text for p in parts if p.kind == "text" and is_reasoning(p.metadata))
-    return text, thought, all(p.kind == "text" for p in parts)
+    if not parts:
+        return "", "", True
+    text: list[str] = []
+    thought: list[str] = []
+    text_only = True
+    for part in parts:
+        if part.kind == "text":
+            (thought if is_reasoning(part.metadata) else text).append(part.text)
+        else:
+            text_only = False
+    return "".join(text), "".join(thought), text_only
 
 
 def _merged(*maps: Mapping[str, Any]) -> dict[str, Any]:
@@ -159,8 +167,9 @@ class DialectFrames:
         failure = error_message_as_failure(frame, self._shown.last)
         if failure is not frame or frame.role == "user":
             return [failure]
-        if frame.metadata.get(META_OBJECT_TYPE):
-            self._record(frame, self._ids.read(frame.metadata), frame.parts)
+        object_type = frame.metadata.get(META_OBJECT_TYPE)
+        if object_type:
+            self._record(frame, self._ids.read(frame.metadata), frame.parts, object_type)
             return [frame]
         text, thought, text_only = _texts(frame.parts)
         response_id = self._ids.read(frame.metadata)
@@ -281,7 +290,7 @@ class DialectFrames:
             known.key if known else self._ids.read(merged) or artifact_id
         )
         if object_type:
-            self._record(frame, key, artifact.parts)
+            self._record(frame, key, artifact.parts, object_type)
             return [frame]
         if not any(p.kind != "text" or p.text for p in artifact.parts):
             return [frame]  # nothing to show; its metadata (a state delta, an error) counts
@@ -332,14 +341,13 @@ class DialectFrames:
         self._closed(known.shown)
         return [_chunk(frame, known.key, frame.artifact.parts, ObjectType.COMPLETION)]
 
-    def _record(self, frame: Frame, key: str, parts: tuple[WirePart, ...]) -> None:
-        """Keep what trpc's frames showed, for copies that follow."""
+    def _record(
+        self, frame: Frame, key: str, parts: tuple[WirePart, ...], object_type: Any
+    ) -> None:
+        """Keep what trpc's frames showed, for copies that follow (``object_type``: the
+        frame's, its artifact's metadata overlaid by its own)."""
         text, thought, _ = _texts(parts)
         known = self._shown.unit(key)
-        metadata = frame.metadata
-        if isinstance(frame, ArtifactFrame):
-            metadata = _merged(frame.artifact.metadata, metadata)
-        object_type = metadata.get(META_OBJECT_TYPE)
         if known is None:
             known = self._add(frame, key, text, thought)
         elif object_type == ObjectType.CHUNK:

@@ -78,7 +78,8 @@ def weight(text: str) -> int:
     """The code points of ``text`` that are not whitespace, decomposed (NFD): equal for
     texts equal up to normalisation, and additive over a concatenation — so a run of
     units heavier than a text cannot be what it repeats."""
-    return sum(1 for c in unicodedata.normalize("NFD", text) if not c.isspace())
+    # ``split()`` drops exactly the characters ``isspace()`` is true of.
+    return len("".join(unicodedata.normalize("NFD", text).split())) if text else 0
 
 
 @dataclass

@@ -109,7 +109,7 @@ def encode_state_delta(delta: Mapping[str, bytes | None]) -> dict[str, dict[str,
 def decode_state_delta(envelope: Any) -> dict[str, bytes | None]:
     """Inverse of :func:`encode_state_delta`. Malformed entries (unknown encoding, bad
     base64, non-object) are skipped, as trpc-agent-go's ``DecodeStateDeltaMetadata`` does."""
-    if not isinstance(envelope, Mapping):
+    if not envelope or not isinstance(envelope, Mapping):  # mostly absent: None
         return {}
     out: dict[str, bytes | None] = {}
     for key, entry in envelope.items():

@@ -17,7 +17,7 @@ from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
-from trpc_bridge.codecs.a2a.proto_struct import struct_to_json
+from trpc_bridge.codecs.a2a.proto_struct import fill_struct, struct_to_json
 from trpc_bridge.codecs.trpc.keys import (
     INTERACTION_SPEC_VERSION,
     META_INVOCATION_ID,
@@ -62,6 +62,10 @@ def content_part_to_a2a(part: ContentPart) -> Part:
     return out
 
 
+#: Read once: each ``Role.ROLE_USER`` is a Python ``__getattr__`` call.
+_ROLE_USER = Role.ROLE_USER
+
+
 def request_to_message(
     request: AgentRequest,
     *,
@@ -85,10 +89,10 @@ def request_to_message(
     if not parts:
         parts.append(Part(text=""))  # trpc's server requires at least one part
     message = Message(
-        message_id=message_id, context_id=request.context_id, role=Role.ROLE_USER, parts=parts
+        message_id=message_id, context_id=request.context_id, role=_ROLE_USER, parts=parts
     )
     if metadata:
-        message.metadata.update(metadata)
+        fill_struct(message.metadata, metadata)
     return message
 
 

@@ -166,7 +166,8 @@ class Relay(Generic[Out, Template]):
         return self._agent.run(request, passthrough=self)
 
     def take(self, result: Any) -> bool:
-        self._learn()
+        if self._decoding is not None:
+            self._learn()
         hot = hot_delta(result, marked_parts=self._reasoning)
         if hot is None:
             self._previous = None
@@ -191,6 +192,8 @@ class Relay(Generic[Out, Template]):
         return True
 
     def standing(self) -> list[Any]:
+        if not self._taken:  # asked before every result decoded: mostly nothing taken
+            return []
         taken, self._taken = self._taken, []
         return [_standing(self._results[key], "".join(texts)) for key, texts in taken]
 

@@ -48,24 +48,31 @@ _HISTORY_MESSAGE = frozenset(
 _ARTIFACT = frozenset({"artifactId", "parts", "metadata"})
 _STATUS = frozenset({"state", "timestamp"})
 _TEXT_PART = frozenset({"kind", "text"})
+#: A message or artifact without metadata (never changed: read only).
+_NO_METADATA: dict[str, Any] = {}
 
 
-def _metadata(metadata: Any, fallback_id: Any) -> dict[str, Any] | None:
+def _metadata(metadata: Any, fallback_id: str) -> dict[str, Any] | None:
     """The response metadata the unary encoder writes for a message of ``metadata``
     (the event's id: its ``llm_response_id``, else ``fallback_id``); None when it is not
     one relayed."""
     if type(metadata) is not dict or not _METADATA.issuperset(metadata):
         return None
-    if not all(type(value) is str for value in metadata.values()):
+    # Its keys are at most these three: their values are all it holds.
+    get = metadata.get
+    object_type, tag, response_id = (
+        get(META_OBJECT_TYPE, ""),
+        get(META_TAG, ""),
+        get(META_RESPONSE_ID, ""),
+    )
+    if type(object_type) is not str or type(tag) is not str or type(response_id) is not str:
         return None
-    object_type = metadata.get(META_OBJECT_TYPE, "")
     if object_type not in _OBJECTS and not object_type.startswith(_PREPROCESSING):
         return None
     out = {META_OBJECT_TYPE: object_type or ObjectType.COMPLETION}
-    tag = metadata.get(META_TAG)
     if tag:
         out[META_TAG] = tag
-    response_id = metadata.get(META_RESPONSE_ID) or fallback_id
+    response_id = response_id or fallback_id
     if response_id:
         out[META_RESPONSE_ID] = response_id
     return out
@@ -75,22 +82,21 @@ def _history_message(message: Any) -> EncodedMessage | None:
     """An agent message of response metadata only (no parts)."""
     if type(message) is not dict or not _HISTORY_MESSAGE.issuperset(message):
         return None
-    message_id = message.get("messageId")
+    get = message.get
+    message_id = get("messageId")
     if (
-        message.get("kind", "message") != "message"
-        or message.get("role") != "agent"
+        get("role") != "agent"
         or type(message_id) is not str
-        or message.get("parts") not in (None, [])
-        or type(message.get("contextId", "")) is not str
-        or type(message.get("taskId", "")) is not str
+        or get("parts") not in (None, [])
+        or get("kind", "message") != "message"
+        or type(get("contextId", "")) is not str
+        or type(get("taskId", "")) is not str
     ):
         return None
-    metadata = _metadata(message.get("metadata", {}), message_id)
+    metadata = _metadata(get("metadata", _NO_METADATA), message_id)
     if metadata is None:
         return None
-    return EncodedMessage(
-        parts=[], metadata=metadata, response_id=metadata.get(META_RESPONSE_ID, "")
-    )
+    return EncodedMessage([], metadata, metadata.get(META_RESPONSE_ID, ""))
 
 
 def _artifact(artifact: Any) -> EncodedMessage | None:
@@ -107,12 +113,10 @@ def _artifact(artifact: Any) -> EncodedMessage | None:
     text = part.get("text")
     if type(text) is not str or not text:
         return None
-    metadata = _metadata(artifact.get("metadata", {}), artifact_id)
+    metadata = _metadata(artifact.get("metadata", _NO_METADATA), artifact_id)
     if metadata is None:
         return None
-    return EncodedMessage(
-        parts=[Part(text=text)], metadata=metadata, response_id=metadata.get(META_RESPONSE_ID, "")
-    )
+    return EncodedMessage([Part(text=text)], metadata, metadata.get(META_RESPONSE_ID, ""))
 
 
 def relayed_messages(result: Any) -> list[EncodedMessage] | None:

@@ -87,8 +87,10 @@ class StreamDecoder:
         if self.finished:
             return []  # trpc stops at a terminal error; nothing follows a terminal state
         events = [e for unit in self._units(frame) if (e := self._event(unit)) is not None]
-        if any(e.is_terminal_error() for e in events):
-            self.finished = True
+        for event in events:
+            if event.is_terminal_error():
+                self.finished = True
+                break
         return events
 
     def ended_early(self) -> bool:
@@ -111,12 +113,11 @@ class StreamDecoder:
         if isinstance(frame, ArtifactFrame):
             self._track(frame.task_id, frame.context_id, self.state or "working")
             self._seen_artifacts.add(frame.artifact.artifact_id)
-            keep = has_content(frame.artifact.parts) or has_response_metadata(
-                merged(frame.artifact.metadata, frame.metadata)
-            )
+            metadata = merged(frame.artifact.metadata, frame.metadata)
+            keep = has_content(frame.artifact.parts) or has_response_metadata(metadata)
             # Go v0 drops every lastChunk frame, with the llm_response_id / state_delta the
             # server put there; only empty frames without response metadata are noise.
-            return [artifact_unit(frame, mappers)] if keep else []
+            return [artifact_unit(frame, mappers, metadata)] if keep else []
         if isinstance(frame, StatusFrame):
             units = self._status_units(frame)
             self._track(frame.task_id, frame.context_id, frame.state)

@@ -79,10 +79,7 @@ class Meta:
 
     def error(self, fallback_text: str) -> ResponseError | None:
         """trpc's ``ResponseErrorFromMetadata``."""
-        present = self.object_type == ObjectType.ERROR or any(
-            as_str(self.raw.get(k)) for k in ERROR_KEYS
-        )
-        if not present:
+        if self.object_type != ObjectType.ERROR and not _has_error_key(self.raw):
             return None
         code = as_str(self.raw.get(META_ERROR_CODE))
         param = as_str(self.raw.get(META_ERROR_PARAM))
@@ -213,12 +210,20 @@ def inferred_object(content: Content) -> str:
 RESPONSE_KEYS = (META_OBJECT_TYPE, META_TAG, META_RESPONSE_ID, META_STATE_DELTA)
 
 
+def _has_error_key(metadata: JsonMap) -> bool:
+    """One of trpc's error keys holds a non-empty string."""
+    for key in ERROR_KEYS:
+        value = metadata.get(key)
+        if value and isinstance(value, str):
+            return True
+    return False
+
+
 def has_response_metadata(metadata: JsonMap) -> bool:
-    return (
-        any(metadata.get(k) for k in RESPONSE_KEYS)
-        or any(as_str(metadata.get(k)) for k in ERROR_KEYS)
-        or metadata.get(META_OBJECT_TYPE) == ObjectType.ERROR
-    )
+    for key in RESPONSE_KEYS:
+        if metadata.get(key):
+            return True
+    return _has_error_key(metadata)
 
 
 def message_unit(
@@ -283,13 +288,18 @@ def update_units(
     return [status_unit(frame, message, mappers)]
 
 
-def artifact_unit(frame: ArtifactFrame, mappers: Sequence[DataPartMapper]) -> Unit:
+def artifact_unit(
+    frame: ArtifactFrame, mappers: Sequence[DataPartMapper], metadata: JsonMap | None = None
+) -> Unit:
+    """``metadata``: the frame's :func:`merged` metadata when the caller has it already."""
+    if metadata is None:
+        # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
+        metadata = merged(frame.artifact.metadata, frame.metadata)
     return Unit(
         fallback_id=frame.artifact.artifact_id,
         role="agent",
         content=parse_parts(frame.artifact.parts, mappers),
-        # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
-        meta=Meta.read(merged(frame.artifact.metadata, frame.metadata)),
+        meta=Meta.read(metadata),
         terminal_frame=frame.last_chunk,
     )
 
