@@ -42,7 +42,8 @@ class BoundHistogram:
     def __init__(self, histogram: Histogram, attributes: Mapping[str, AttributeValue]) -> None:
         self._histogram = histogram
         self._attributes = attributes
-        #: The aggregations, in every reader; ``None``: every record goes through ``record``.
+        #: The ``aggregate`` of its aggregation in every reader; ``None``: every record goes
+        #: through ``record``.
         self._aggregations: Sequence[Any] | None = _UNSEEN
 
     def record(self, value: float) -> None:
@@ -54,8 +55,8 @@ class BoundHistogram:
             return
         # Exemplars are off on the fast path: ``aggregate`` reads the value only.
         measurement = SimpleNamespace(value=value)
-        for aggregation in aggregations:
-            aggregation.aggregate(measurement, False)
+        for aggregate in aggregations:
+            aggregate(measurement, False)
 
 
 class HistogramRecords:
@@ -90,7 +91,8 @@ class HistogramRecords:
 def _aggregations(
     histogram: Histogram, attributes: Mapping[str, AttributeValue]
 ) -> Sequence[Any] | None:
-    """The SDK's aggregations of ``attributes`` in every reader, or ``None``."""
+    """The ``aggregate`` of the SDK's aggregation of ``attributes`` in every reader, or
+    ``None``."""
     if not _SDK_PIECES:
         return None
     try:
@@ -105,7 +107,7 @@ def _aggregations(
                 aggregation = match._attributes_aggregation.get(_HASH(dict(attributes)))
                 if type(aggregation) is not _EXPLICIT_BUCKETS:
                     return None
-                found.append(aggregation)
+                found.append(aggregation.aggregate)
         return found or None
     except (AttributeError, TypeError):
         return None

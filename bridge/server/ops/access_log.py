@@ -13,8 +13,8 @@ do (metrics on or the access log asked for): off, requests do not pass through i
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Iterable
+from time import perf_counter
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -49,7 +49,7 @@ class ObservedRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
+        started = perf_counter()
         metrics = self.metrics
         logged = self.access_log
         path: str = scope["path"]
@@ -86,7 +86,7 @@ class ObservedRequests:
         try:
             await self.app(scope, counted if logged else receive, observed)
         finally:
-            elapsed = time.perf_counter() - started
+            elapsed = perf_counter() - started
             method: str = scope["method"]
             if metrics is not None:
                 if stream:
