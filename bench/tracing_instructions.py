@@ -8,8 +8,11 @@ instructions the process executes (every thread) while switched on: after a warm
 ``REQUESTS`` sequential A2A 0.3 ``message/send`` calls with a ``traceparent``. Traced,
 the server exports OTLP/HTTP to a sink in this process, its batch processor set so that
 exactly one full 512-span batch is encoded and sent inside the window (the export's
-cost, amortised as in a busy server). Printed: instructions per request untraced and
-traced, and the ratio.
+cost, amortised as in a busy server). The OTLP endpoint turns OTLP metrics on as well, as
+it does for a user who sets it; a third server is traced with metrics off
+(``OTEL_METRICS_EXPORTER=none``), so that tracing's own share shows. Printed: instructions
+per request untraced, traced (with the metrics the endpoint brings, and without), and the
+ratios.
 
 Needs valgrind (``callgrind``, ``callgrind_control``); skipped without it.
 Run: ``make bench`` or ``.venv/bin/python bench/tracing_instructions.py``.
@@ -30,8 +33,11 @@ from vs_go import TRACEPARENT, body
 WARM_UP, REQUESTS = 50, 520
 
 
-async def per_request(traced: bool, sink: OtlpSink, work: Path) -> tuple[float, int]:
-    """Instructions per request, and the OTLP exports that happened in the window."""
+async def per_request(
+    traced: bool, sink: OtlpSink, work: Path, metrics: bool = True
+) -> tuple[float, int]:
+    """Instructions per request, and the OTLP exports that happened in the window;
+    ``metrics``: a traced server also meters (what its OTLP endpoint turns on)."""
     out = work / ("traced.out" if traced else "untraced.out")
     env = (
         {
@@ -42,6 +48,8 @@ async def per_request(traced: bool, sink: OtlpSink, work: Path) -> tuple[float, 
         if traced
         else {}
     )
+    if traced and not metrics:
+        env["OTEL_METRICS_EXPORTER"] = "none"
     args = ["serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1"]
     args += ["--agent", "trpc_bridge.agents.scenarios:text", "--no-trace-view"]
     headers = {"traceparent": TRACEPARENT}
@@ -68,16 +76,26 @@ async def measure() -> tuple[float, float, int]:
     return untraced, traced, exported
 
 
+async def traced_alone() -> float:
+    """Instructions per request traced with metrics off (tracing's own share)."""
+    with tempfile.TemporaryDirectory() as work:
+        async with OtlpSink() as sink:
+            alone, _ = await per_request(True, sink, Path(work), metrics=False)
+    return alone
+
+
 async def main() -> None:
     if not _callgrind.available():
         print("skipped: valgrind (callgrind) is not on PATH")
         return
     untraced, traced, exported = await measure()
+    alone = await traced_alone()
     print(
         f"unary message/send, {REQUESTS} requests: untraced {untraced / 1e6:.3f} M "
         f"instructions per request, traced {traced / 1e6:.3f} M: traced/untraced "
         f"{traced / untraced:.3f} (+{(traced / untraced - 1) * 100:.1f} %; "
-        f"{exported} OTLP export(s) in the window)"
+        f"{exported} OTLP export(s) in the window); traced with metrics off "
+        f"{alone / 1e6:.3f} M (+{(alone / untraced - 1) * 100:.1f} %)"
     )
 
 

@@ -6,31 +6,57 @@ tuples) and builds a measurement on every call: about 8 µs, most of what metric
 unary request, whose attribute sets are few and fixed. Here the first record of a
 (histogram, attribute set) goes through ``record`` (which creates the SDK's aggregation
 for it in every reader), and the aggregations found are kept; later records give them
-the value directly (about 1.4 µs): the same bucket counts, sum, count, min and max,
-which ``tests/telemetry/test_histogram_records.py`` compares with ``record``'s.
+the value directly: the same bucket counts, sum, count, min and max, which
+``tests/telemetry/test_histogram_records.py`` compares with ``record``'s. With exemplars
+off, an explicit-bucket aggregation reads nothing of a measurement but its value, so the
+value goes in a bare holder, not the SDK's ``Measurement`` (a frozen dataclass whose
+construction cost as much as the aggregation itself) stamped with a clock read.
 
 The SDK has no public way to do this; the objects used are those of the SDK release this
 project installs. Whenever they are not there or not as expected — another SDK release,
 a provider that is not the SDK's, a reader that starts new aggregations at every
-collection (delta temporality), exemplars switched on — every record goes through
-``record``, unchanged.
+collection (delta temporality), exemplars switched on, a view that aggregates otherwise
+than in explicit buckets — every record goes through ``record``, unchanged.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
-from opentelemetry.context import Context
 from opentelemetry.metrics import Histogram
 from opentelemetry.util.types import AttributeValue
 
-#: A (histogram, attribute set) → its aggregations; ``None``: use ``record``.
-_Bound = Sequence[Any] | None
+#: Not resolved yet: the first record goes through ``record``.
 _UNSEEN: Any = object()
-#: Exemplars are off on the fast path: the measurement's context is never read.
-_NO_CONTEXT = Context()
+
+
+class BoundHistogram:
+    """One histogram with one attribute set: :meth:`record` gives a value to the SDK's
+    aggregations of that set once the first record has created them (see the module
+    doc)."""
+
+    __slots__ = ("_aggregations", "_attributes", "_histogram")
+
+    def __init__(self, histogram: Histogram, attributes: Mapping[str, AttributeValue]) -> None:
+        self._histogram = histogram
+        self._attributes = attributes
+        #: The ``aggregate`` of its aggregation in every reader; ``None``: every record goes
+        #: through ``record``.
+        self._aggregations: Sequence[Any] | None = _UNSEEN
+
+    def record(self, value: float) -> None:
+        aggregations = self._aggregations
+        if aggregations is None or aggregations is _UNSEEN:
+            self._histogram.record(value, self._attributes)
+            if aggregations is _UNSEEN:
+                self._aggregations = _aggregations(self._histogram, self._attributes)
+            return
+        # Exemplars are off on the fast path: ``aggregate`` reads the value only.
+        measurement = SimpleNamespace(value=value)
+        for aggregate in aggregations:
+            aggregate(measurement, False)
 
 
 class HistogramRecords:
@@ -38,7 +64,18 @@ class HistogramRecords:
     attribute sets (the bridge's are few and fixed: its attributes are low-cardinality)."""
 
     def __init__(self) -> None:
-        self._bound: dict[tuple[int, Any], _Bound] = {}
+        self._bound: dict[tuple[int, Any], BoundHistogram] = {}
+
+    def bind(
+        self, histogram: Histogram, key: Any, attributes: Mapping[str, AttributeValue]
+    ) -> BoundHistogram:
+        """``histogram`` with ``attributes``, which ``key`` (hashable) stands for: one
+        :class:`BoundHistogram` per (histogram, key), for a caller to keep."""
+        slot = (id(histogram), key)
+        bound = self._bound.get(slot)
+        if bound is None:
+            bound = self._bound[slot] = BoundHistogram(histogram, attributes)
+        return bound
 
     def record(
         self,
@@ -48,22 +85,14 @@ class HistogramRecords:
         value: float,
     ) -> None:
         """Record ``value`` with ``attributes``, which ``key`` (hashable) stands for."""
-        slot = (id(histogram), key)
-        bound = self._bound.get(slot, _UNSEEN)
-        if bound is _UNSEEN:
-            histogram.record(value, attributes)
-            self._bound[slot] = _aggregations(histogram, attributes)
-            return
-        if bound is None:
-            histogram.record(value, attributes)
-            return
-        measurement = _MEASUREMENT(value, time.time_ns(), histogram, _NO_CONTEXT, None)
-        for aggregation in bound:
-            aggregation.aggregate(measurement, False)
+        self.bind(histogram, key, attributes).record(value)
 
 
-def _aggregations(histogram: Histogram, attributes: Mapping[str, AttributeValue]) -> _Bound:
-    """The SDK's aggregations of ``attributes`` in every reader, or ``None``."""
+def _aggregations(
+    histogram: Histogram, attributes: Mapping[str, AttributeValue]
+) -> Sequence[Any] | None:
+    """The ``aggregate`` of the SDK's aggregation of ``attributes`` in every reader, or
+    ``None``."""
     if not _SDK_PIECES:
         return None
     try:
@@ -76,9 +105,9 @@ def _aggregations(histogram: Histogram, attributes: Mapping[str, AttributeValue]
                 if match._reset_on_collect or match._view._attribute_keys is not None:
                     return None
                 aggregation = match._attributes_aggregation.get(_HASH(dict(attributes)))
-                if aggregation is None or not callable(getattr(aggregation, "aggregate", None)):
+                if type(aggregation) is not _EXPLICIT_BUCKETS:
                     return None
-                found.append(aggregation)
+                found.append(aggregation.aggregate)
         return found or None
     except (AttributeError, TypeError):
         return None
@@ -89,9 +118,9 @@ try:  # the SDK's own pieces, as the installed release names them
     from opentelemetry.sdk.metrics._internal._view_instrument_match import (
         _hash_attributes as _HASH,
     )
-    from opentelemetry.sdk.metrics._internal.measurement import Measurement
-
-    _MEASUREMENT: Any = Measurement
+    from opentelemetry.sdk.metrics._internal.aggregation import (
+        _ExplicitBucketHistogramAggregation as _EXPLICIT_BUCKETS,
+    )
 
     _SDK_PIECES = True
 except ImportError:  # another release: every record goes through ``record``

@@ -31,8 +31,14 @@ _DEFAULT_SAMPLER: str = sampling.ParentBased(sampling.ALWAYS_ON).get_description
 #: Spans change under a lock in the SDK; a SERVER span is changed by its own request
 #: only, so one lock serves them all.
 _LOCK = threading.Lock()
-_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
-_DEFAULT = trace.TraceFlags(trace.TraceFlags.DEFAULT)
+#: Trace flags by their sampled (0x01) and random-trace-id (0x02) bits, and the sampling
+#: decisions, made once: both are immutable, as is a span's status (``set_status``
+#: replaces it).
+_KEPT_FLAGS = trace.TraceFlags.SAMPLED | trace.TraceFlags.RANDOM_TRACE_ID
+_FLAGS = [trace.TraceFlags(bits) for bits in range(_KEPT_FLAGS + 1)]
+_RECORD_AND_SAMPLE = sampling.Decision.RECORD_AND_SAMPLE
+_DROP = sampling.Decision.DROP
+_UNSET = trace.Status(trace.StatusCode.UNSET)
 
 
 class LeanTracer:
@@ -42,7 +48,11 @@ class LeanTracer:
     def __init__(self, tracer: sdk_trace.Tracer) -> None:
         self._tracer = tracer
         self._limits = tracer._span_limits
-        self._random_ids = tracer.id_generator.is_trace_id_random()
+        #: A new trace's flags: sampled, and random ids when the generator makes them.
+        random_ids = tracer.id_generator.is_trace_id_random()
+        self._new_trace = trace.TraceFlags.SAMPLED | (
+            trace.TraceFlags.RANDOM_TRACE_ID if random_ids else 0
+        )
 
     @classmethod
     def of(cls, tracer: trace.Tracer) -> LeanTracer | None:
@@ -72,26 +82,23 @@ class LeanTracer:
                 set_status_on_exception=False,
             )
         parent_context = trace.get_current_span(parent).get_span_context()
-        if parent_context.is_valid:
+        if parent_context.is_valid:  # the parent's sampled and random-trace-id flags
             trace_id = parent_context.trace_id
-            sampled = parent_context.trace_flags.sampled
-            random_ids = parent_context.trace_flags.random_trace_id
+            flags = parent_context.trace_flags & _KEPT_FLAGS
             trace_state = parent_context.trace_state
             parent_span: trace.SpanContext | None = parent_context
         else:
             trace_id = tracer.id_generator.generate_trace_id()
-            sampled, random_ids, trace_state, parent_span = True, self._random_ids, None, None
-        flags = _SAMPLED if sampled else _DEFAULT
-        if random_ids:
-            flags = trace.TraceFlags(flags | trace.TraceFlags.RANDOM_TRACE_ID)
+            flags, trace_state, parent_span = self._new_trace, None, None
         context = trace.SpanContext(
             trace_id,
             tracer.id_generator.generate_span_id(),
             is_remote=False,
-            trace_flags=flags,
+            trace_flags=_FLAGS[flags],
             trace_state=trace_state,
         )
-        decision = sampling.Decision.RECORD_AND_SAMPLE if sampled else sampling.Decision.DROP
+        sampled = flags & trace.TraceFlags.SAMPLED
+        decision = _RECORD_AND_SAMPLE if sampled else _DROP
         end_metrics = tracer._tracer_metrics.start_span(parent_span, decision)
         if not sampled:
             return trace.NonRecordingSpan(context)
@@ -101,7 +108,19 @@ class LeanTracer:
 
 
 class _ServerSpan(sdk_trace.Span):
-    """An SDK span built field by field; ended, it is its own readable span."""
+    """An SDK span built field by field; ended, it is its own readable span.
+
+    Fields every such span starts with the same value of are class attributes, read
+    through the instance until the span sets its own (``end``, ``set_status``)."""
+
+    _kind = trace.SpanKind.SERVER
+    _end_time: int | None = None
+    _dropped = 0
+    _status = _UNSET
+    _trace_config = None
+    _record_exception = False
+    _set_status_on_exception = False
+    _lock = _LOCK
 
     def __init__(
         self,
@@ -116,27 +135,19 @@ class _ServerSpan(sdk_trace.Span):
         # ReadableSpan's fields
         self._name = name
         self._context = context
-        self._kind = trace.SpanKind.SERVER
         self._instrumentation_info = tracer.instrumentation_info
         self._instrumentation_scope = tracer._instrumentation_scope
         self._parent = parent
         self._start_time = time_ns()
-        self._end_time = None
         self._attributes = attributes
-        self._dropped = 0
         # Plain lists: a SERVER span gets an event only for a failure, and links never.
         self._events = []
         self._links = []
         self._resource = tracer.resource
-        self._status = trace.Status(trace.StatusCode.UNSET)
         # Span's fields
         self._sampler = tracer.sampler
-        self._trace_config = None
-        self._record_exception = False
-        self._set_status_on_exception = False
         self._span_processor = tracer.span_processor
         self._limits = limits
-        self._lock = _LOCK
         self._record_end_metrics = end_metrics  # type: ignore[assignment]
 
     def set_attribute(self, key: str, value: AttributeValue) -> None:
@@ -160,6 +171,16 @@ class _ServerSpan(sdk_trace.Span):
     @property
     def dropped_attributes(self) -> int:
         return self._dropped
+
+    # Plain lists (see ``__init__``): nothing is dropped. The SDK's properties ask whether
+    # they are its bounded lists, an abstract-class check, for each exported span.
+    @property
+    def dropped_events(self) -> int:
+        return 0
+
+    @property
+    def dropped_links(self) -> int:
+        return 0
 
     def set_attributes(self, attributes: Mapping[str, AttributeValue]) -> None:
         for key, value in attributes.items():

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from time import perf_counter
 from typing import Final
 
 from opentelemetry import metrics
@@ -38,7 +38,7 @@ from opentelemetry.semconv.metrics import http_metrics
 from opentelemetry.util.types import AttributeValue
 
 from trpc_bridge.events import AgentEvent, ErrorType
-from trpc_bridge.telemetry.histogram_records import HistogramRecords
+from trpc_bridge.telemetry.histogram_records import BoundHistogram, HistogramRecords
 from trpc_bridge.telemetry.spans import (
     A2A_PROTOCOL_VERSION,
     A2A_TRANSPORT,
@@ -159,7 +159,8 @@ class BridgeMetrics:
         # Counts bumped on the hot path are plain dict entries here, read by the
         # exporter when it collects (observable instruments): a synchronous ``add`` costs
         # the SDK's attribute cleaning and hashing on every call.
-        self._events: dict[tuple[tuple[str, AttributeValue], ...], int] = {}
+        # Events are counted per run attribute set (its key), attributes kept beside.
+        self._events: dict[RunKey, tuple[Attributes, int]] = {}
         self._streams: dict[str, int] = {}
         meter.create_observable_counter(
             EVENTS,
@@ -200,11 +201,13 @@ class BridgeMetrics:
             unit="{task}",
             description="Agent runs in progress on this process.",
         )
-        self._http_attributes: dict[tuple[str, int], Attributes] = {}
+        # Each attribute set's histogram, bound once (``histogram_records.py``).
         self._records = HistogramRecords()
-        #: A run's attributes, and with each outcome, made once per attribute set.
+        self._http: dict[tuple[str, int], BoundHistogram] = {}
+        #: A run's attributes, made once per attribute set; its duration's histogram
+        #: with each outcome.
         self._run_attributes: dict[RunKey, Attributes] = {}
-        self._ended_attributes: dict[tuple[RunKey, str, str], Attributes] = {}
+        self._ended: dict[tuple[RunKey, str, str], BoundHistogram] = {}
         # Operations and backends are a few fixed names: these stay small.
         self._store_attributes: dict[tuple[str, str], Attributes] = {}
         self._fanout_attributes: dict[str, Attributes] = {}
@@ -235,18 +238,20 @@ class BridgeMetrics:
 
     def http_request(self, method: str, status: int, seconds: float) -> None:
         """One HTTP request answered with ``status`` after ``seconds``."""
-        attributes = self._http_attributes.get((method, status))
-        if attributes is None:
-            attributes = {
-                http_attributes.HTTP_REQUEST_METHOD: method if method in _HTTP_METHODS else _OTHER,
+        bound = self._http.get((method, status))
+        if bound is None:
+            known = method if method in _HTTP_METHODS else _OTHER
+            attributes: Attributes = {
+                http_attributes.HTTP_REQUEST_METHOD: known,
                 http_attributes.HTTP_RESPONSE_STATUS_CODE: status,
                 url_attributes.URL_SCHEME: "http",
             }
             if status >= 500:
                 attributes[error_attributes.ERROR_TYPE] = str(status)
-            if len(self._http_attributes) < 1024:  # methods and statuses are few; bounded
-                self._http_attributes[(method, status)] = attributes
-        self._records.record(self.http_duration, (method, status), attributes, seconds)
+            bound = self._records.bind(self.http_duration, (known, status), attributes)
+            if len(self._http) < 1024:  # methods and statuses are few; bounded
+                self._http[(method, status)] = bound
+        bound.record(seconds)
 
     def rpc_call(self, service: str, method: str, code: int, milliseconds: float) -> None:
         """One gRPC call of a registered ``service``/``method`` ended with status ``code``."""
@@ -269,12 +274,13 @@ class BridgeMetrics:
     def _observe_streams(self, options: CallbackOptions) -> Iterable[Observation]:
         return [Observation(n, {A2A_TRANSPORT: t}) for t, n in list(self._streams.items())]
 
-    def events_written(self, attributes: Attributes, count: int) -> None:
-        key = tuple(attributes.items())
-        self._events[key] = self._events.get(key, 0) + count
+    def events_written(self, key: RunKey, attributes: Attributes, count: int) -> None:
+        """``count`` events written by a run of attribute set ``key`` (``attributes``)."""
+        counted = self._events.get(key)
+        self._events[key] = (attributes, count if counted is None else counted[1] + count)
 
     def _observe_events(self, options: CallbackOptions) -> Iterable[Observation]:
-        return [Observation(n, dict(key)) for key, n in list(self._events.items())]
+        return [Observation(n, dict(attributes)) for attributes, n in list(self._events.values())]
 
     # --- the rest of the server --------------------------------------------------------------
 
@@ -297,7 +303,7 @@ class BridgeMetrics:
         """Time the task-store call inside the ``with``; an exception other than
         ``expected`` ones (an answer, such as "the task already runs") is an error."""
         outcome = OUTCOME_ERROR
-        started = time.perf_counter()
+        started = perf_counter()
         try:
             yield
             outcome = OUTCOME_OK
@@ -305,7 +311,7 @@ class BridgeMetrics:
             outcome = OUTCOME_OK
             raise
         finally:
-            elapsed = time.perf_counter() - started
+            elapsed = perf_counter() - started
             key = (operation, outcome)
             attributes = self._store_attributes.get(key)
             if attributes is None:
@@ -357,14 +363,15 @@ class BridgeMetrics:
     ) -> None:
         """A run's duration, with its outcome (and ``error.type`` when it failed)."""
         ended_key = (key, outcome, error)
-        ended = self._ended_attributes.get(ended_key)
-        if ended is None:
+        bound = self._ended.get(ended_key)
+        if bound is None:
             ended = {**attributes, OUTCOME: outcome}
             if error:
                 ended[error_attributes.ERROR_TYPE] = error
-            if len(self._ended_attributes) < 4096:
-                self._ended_attributes[ended_key] = ended
-        self._records.record(self.request_duration, ended_key, ended, seconds)
+            bound = self._records.bind(self.request_duration, ended_key, ended)
+            if len(self._ended) < 4096:
+                self._ended[ended_key] = bound
+        bound.record(seconds)
 
     def client_call(
         self, agent_name: str, *, transport: str, protocol_version: str
@@ -379,6 +386,10 @@ class BridgeMetrics:
         if protocol_version:
             attributes[A2A_PROTOCOL_VERSION] = protocol_version
         return ClientCallMeter(self, attributes)
+
+
+#: What a text delta the proxy relayed counts as (:meth:`RunMeter.relayed`).
+_RELAYED_DELTA = AgentEvent.text_delta(" ", "")
 
 
 class RunMeter:
@@ -422,7 +433,7 @@ class RunMeter:
         self._attributes = attributes
         self._streamed = streamed
         self._tokens = tokens
-        self._started = time.perf_counter()
+        self._started = perf_counter()
         self._first = 0.0
         self._last = 0.0
         self._deltas = 0
@@ -436,12 +447,17 @@ class RunMeter:
         self._events += 1
         if event.done:
             self._done = True
-        if self._streamed and event.is_partial and event.choices:
-            delta = event.choices[0].delta
-            if delta.content or delta.reasoning_content:
-                self._delta()
-        usage = event.usage
-        if usage is not None and self._tokens and not event.is_partial:
+        if event.is_partial:  # most events of a stream: a delta, no usage counted
+            if self._streamed and event.choices:
+                delta = event.choices[0].delta
+                if delta.content or delta.reasoning_content:
+                    # Inline, not a method: this runs for every delta of a stream.
+                    now = perf_counter()
+                    if not self._deltas:
+                        self._first = now
+                    self._last = now
+                    self._deltas += 1
+        elif (usage := event.usage) is not None and self._tokens:
             self._input_tokens += usage.prompt_tokens
             self._output_tokens += usage.completion_tokens
         error = event.error
@@ -451,26 +467,17 @@ class RunMeter:
     def relayed(self) -> None:
         """What :meth:`observe` notes of a streamed text delta the proxy relayed without
         making it an event (``server/proxying``)."""
-        self._events += 1
-        if self._streamed:
-            self._delta()
-
-    def _delta(self) -> None:
-        now = time.perf_counter()
-        if not self._deltas:
-            self._first = now
-        self._last = now
-        self._deltas += 1
+        self.observe(_RELAYED_DELTA)
 
     def end(self, *, cancelled: bool = False) -> None:
         """Record the run; ``cancelled``: it was stopped before its end (a consumer that
         stops reading after a final event, ``done``, has not cancelled anything)."""
         cancelled = cancelled and not self._done
         metrics = self._metrics
-        elapsed = time.perf_counter() - self._started
+        elapsed = perf_counter() - self._started
         attributes = self._attributes
         if self._events:
-            metrics.events_written(attributes, self._events)
+            metrics.events_written(self._key, attributes, self._events)
         if self._input_tokens or self._output_tokens:
             metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
@@ -506,7 +513,7 @@ class ClientCallMeter:
     def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
         self._metrics = metrics
         self._attributes = attributes
-        self._started = time.perf_counter()
+        self._started = perf_counter()
         self._error = ""
         self._input_tokens = 0
         self._output_tokens = 0
@@ -526,7 +533,7 @@ class ClientCallMeter:
             self._metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
         if self._error:
             attributes = {**attributes, error_attributes.ERROR_TYPE: self._error}
-        self._metrics.client_duration.record(time.perf_counter() - self._started, attributes)
+        self._metrics.client_duration.record(perf_counter() - self._started, attributes)
 
 
 #: Meter provider class → whether it records (neither the API's proxy nor its no-op).

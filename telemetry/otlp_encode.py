@@ -28,12 +28,15 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext
+from opentelemetry.trace.span import DEFAULT_TRACE_STATE
 
 logger = logging.getLogger(__name__)
 
 _fixed64 = struct.Struct("<Q").pack
 _fixed32 = struct.Struct("<I").pack
 _double = struct.Struct("<d").pack
+#: A span's ``start_time_unix_nano`` and ``end_time_unix_nano`` fields (tag, fixed64, twice).
+_TIMES = struct.Struct("<BQBQ").pack
 
 #: ``Span.flags`` bits: the context says whether the parent is remote, and it is.
 _HAS_IS_REMOTE = 0x100
@@ -48,6 +51,8 @@ def _varint(value: int) -> bytes:
         value += 1 << 64
     if value < 0x80:
         return _BYTE[value]
+    if value < 0x4000:  # two bytes: a span's length, most batches' resource lengths
+        return bytes(((value & 0x7F) | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -103,15 +108,19 @@ def _key_value(key: str, value: Any) -> bytes:
 #: so a span's keys are almost always known; bounded in case a program makes them up.
 _KEYS: dict[str, bytes] = {}
 _KEYS_MAX = 4096
-#: Each span name's encoded ``Span.name`` field, bounded the same way.
-_NAMES: dict[str, bytes] = {}
+#: Each span name and kind's encoded ``Span.name`` and ``Span.kind`` fields, bounded the
+#: same way.
+_NAMES: dict[tuple[str, Any], bytes] = {}
 
 
-#: Encoded ``KeyValue`` fields of string attributes, by (tag, key, value): an agent's
-#: name, the transport, the operation repeat on every span. Emptied when full, so values
-#: that never repeat (ids) cannot crowd the others out for long.
+#: Encoded ``KeyValue`` fields of short string attributes, by (tag, key, value): an
+#: agent's name, the transport, the operation repeat on every span. Values this long or
+#: longer are encoded each time: ids (a UUID has 36 characters) and messages, which never
+#: repeat, would only fill the cache. Emptied when full, so short values that never
+#: repeat cannot crowd the others out for long.
 _PAIRS: dict[tuple[bytes, str, str], bytes] = {}
 _PAIRS_MAX = 1024
+_PAIRS_LONGEST = 32
 
 
 def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
@@ -121,10 +130,12 @@ def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
     out = []
     for key, value in _items(attributes):
         if type(value) is str:
+            if len(value) >= _PAIRS_LONGEST:
+                out.append(_string_pair(tag, key, value))
+                continue
             known = _PAIRS.get((tag, key, value))
             if known is None:
-                pair = _key(key) + _field(b"\x12", _field(b"\x0a", value.encode()))
-                known = _field(tag, pair)
+                known = _string_pair(tag, key, value)
                 if len(_PAIRS) >= _PAIRS_MAX:
                     _PAIRS.clear()
                 _PAIRS[tag, key, value] = known
@@ -137,6 +148,18 @@ def _attributes(tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
             continue
         out.append(_field(tag, pair))
     return b"".join(out)
+
+
+def _string_pair(tag: bytes, key: str, value: str) -> bytes:
+    """A ``KeyValue`` field (``tag``) of a string attribute: the key, then the value as an
+    ``AnyValue`` holding a string."""
+    keyed = _key(key)
+    encoded = value.encode()
+    size = len(encoded)
+    if len(keyed) + size < 0x7C:  # an id's pair: every length below fits one byte
+        value_field = b"\x12" + _BYTE[size + 2] + b"\x0a" + _BYTE[size] + encoded
+        return tag + _BYTE[len(keyed) + size + 4] + keyed + value_field
+    return _field(tag, keyed + _field(b"\x12", _field(b"\x0a", encoded)))
 
 
 def _key(key: str) -> bytes:
@@ -176,30 +199,64 @@ _SPAN_FLAGS_LOCAL = _flags(b"\x85\x01", None)
 _SPAN_FLAGS_REMOTE = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE | _IS_REMOTE)
 
 
+#: ``ReadableSpan`` properties that return one of its fields as it is.
+_FIELDS = {
+    "name": "_name",
+    "kind": "_kind",
+    "parent": "_parent",
+    "start_time": "_start_time",
+    "end_time": "_end_time",
+    "status": "_status",
+    "resource": "_resource",
+    "instrumentation_scope": "_instrumentation_scope",
+}
+#: Span class → whether its properties are ``ReadableSpan``'s own (then its fields are
+#: read directly, which is what those properties would return: one property call less
+#: per field of every exported span).
+_PLAIN: dict[type, bool] = {}
+
+
+def _plain(kind: type) -> bool:
+    plain = _PLAIN.get(kind)
+    if plain is None:
+        plain = _PLAIN[kind] = issubclass(kind, ReadableSpan) and all(
+            getattr(kind, name) is getattr(ReadableSpan, name) for name in _FIELDS
+        )
+    return plain
+
+
 def _span(span: ReadableSpan) -> bytes:
     context = span.get_span_context()
     assert context is not None  # an SDK span always has one
-    parent = span.parent
-    out = [
-        b"\x0a\x10" + context.trace_id.to_bytes(16, "big"),
-        b"\x12\x08" + context.span_id.to_bytes(8, "big"),
-    ]
-    if context.trace_state:
-        state = ",".join(f"{key}={value}" for key, value in context.trace_state.items())
+    if _plain(type(span)):
+        parent, name_, kind = span._parent, span._name, span._kind
+        start, end, status = span._start_time, span._end_time, span._status
+    else:
+        parent, name_, kind = span.parent, span.name, span.kind
+        start, end, status = span.start_time, span.end_time, span.status
+    # A span context is a tuple (trace id, span id, is remote, flags, state, is valid):
+    # unpacked, not read through a property per field.
+    trace_id, span_id, _, _, trace_state, _ = context
+    out = [b"\x0a\x10" + trace_id.to_bytes(16, "big") + b"\x12\x08" + span_id.to_bytes(8, "big")]
+    # The API's shared empty state (most spans' state) is known empty without asking it.
+    if trace_state is not DEFAULT_TRACE_STATE and trace_state:
+        state = ",".join(f"{key}={value}" for key, value in trace_state.items())
         out.append(_text(b"\x1a", state))
+    remote = False
     if parent is not None:
-        out.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
-    name = _NAMES.get(span.name)
-    if name is None:
-        name = _text(b"\x2a", span.name)
+        _, parent_id, remote, _, _, _ = parent
+        out.append(b"\x22\x08" + parent_id.to_bytes(8, "big"))
+    named = _NAMES.get((name_, kind))
+    if named is None:  # the name and kind fields
+        named = _text(b"\x2a", name_) + _KIND[kind._value_]
         if len(_NAMES) < _KEYS_MAX:  # span names are low-cardinality by OTel's rules
-            _NAMES[span.name] = name
-    out.append(name)
-    out.append(_KIND[span.kind._value_])
-    start, end = span.start_time, span.end_time
-    if start:
+            _NAMES[name_, kind] = named
+    out.append(named)
+    if start and end:
+        out.append(_TIMES(0x39, start, 0x41, end))
+    elif start:
         out.append(b"\x39" + _fixed64(start))
-    if end:
+    elif end:
         out.append(b"\x41" + _fixed64(end))
     # The span's own attributes object, not the read-only view ``span.attributes`` wraps
     # around it (see :func:`_items`).
@@ -237,14 +294,14 @@ def _span(span: ReadableSpan) -> bytes:
         out.append(_field(b"\x6a", payload))
     if dropped := span.dropped_links:
         out.append(b"\x70" + _varint(dropped))
-    status = span.status
+    flags = _SPAN_FLAGS_REMOTE if remote else _SPAN_FLAGS_LOCAL
     if status.is_unset and not status.description:
-        out.append(b"\x7a\x00")  # the empty Status the SDK always sets
+        out.append(b"\x7a\x00" + flags)  # the empty Status the SDK always sets
     else:
         code = status.status_code.value
         description = _text(b"\x12", status.description or "")
         out.append(_field(b"\x7a", description + (b"\x18" + _varint(code) if code else b"")))
-    out.append(_SPAN_FLAGS_REMOTE if parent is not None and parent.is_remote else _SPAN_FLAGS_LOCAL)
+        out.append(flags)
     return b"".join(out)
 
 
@@ -287,7 +344,10 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     resources: list[_ResourceSpans] = []
     by_id: dict[tuple[int, int], _ScopeSpans] = {}
     for span in spans:
-        resource, scope = span.resource, span.instrumentation_scope or None
+        if _plain(type(span)):
+            resource, scope = span._resource, span._instrumentation_scope or None
+        else:
+            resource, scope = span.resource, span.instrumentation_scope or None
         group = by_id.get((id(resource), id(scope)))
         if group is None:
             owner = next((r for r in resources if r.resource == resource), None)

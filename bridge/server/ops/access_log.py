@@ -13,8 +13,8 @@ do (metrics on or the access log asked for): off, requests do not pass through i
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
+from time import perf_counter
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -49,14 +49,14 @@ class ObservedRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
+        started = perf_counter()
         metrics = self.metrics
+        logged = self.access_log
         path: str = scope["path"]
-        transport = self.transports.get(path, TRANSPORT_REST)
         status = 0
         sent = 0
         received = 0
-        stream = False
+        stream = ""  # the transport of an open event stream
 
         async def counted() -> Message:
             nonlocal received
@@ -65,30 +65,32 @@ class ObservedRequests:
                 received += len(message.get("body", b""))
             return message
 
-        async def observed(message: Message) -> None:
+        def observed(message: Message) -> Awaitable[None]:
+            # Called per message of a stream, so kept light: the start is looked at once, a
+            # body's size counted only for the access line, and ``send``'s own awaitable
+            # handed back (the caller awaits it) rather than awaited in a coroutine of its own.
             nonlocal status, sent, stream
-            kind = message["type"]
-            if kind == "http.response.body":
-                sent += len(message.get("body", b""))
-            elif kind == "http.response.start":
+            if message["type"] == "http.response.start":
                 status = message["status"]
                 for name, value in message.get("headers", ()):
                     if name == b"content-type" and value.startswith(_EVENT_STREAM):
-                        stream = True
+                        stream = self.transports.get(path, TRANSPORT_REST)
                         if metrics is not None:
-                            metrics.stream_opened(transport)
-            await send(message)
+                            metrics.stream_opened(stream)
+            elif logged:
+                sent += len(message.get("body", b""))
+            return send(message)
 
         # A log line names the door when the path tells it (the runner names a run's).
-        token = request_fields(self.transports.get(path, ""))[1] if self.access_log else None
+        token = request_fields(self.transports.get(path, ""))[1] if logged else None
         try:
-            await self.app(scope, counted if self.access_log else receive, observed)
+            await self.app(scope, counted if logged else receive, observed)
         finally:
-            elapsed = time.perf_counter() - started
-            if stream and metrics is not None:
-                metrics.stream_closed(transport)
+            elapsed = perf_counter() - started
             method: str = scope["method"]
             if metrics is not None:
+                if stream:
+                    metrics.stream_closed(stream)
                 metrics.http_request(method, status or 500, elapsed)
             if token is not None:
                 client = scope.get("client") or ("", 0)
