@@ -203,7 +203,7 @@ class BridgeMetrics:
         )
         # Each attribute set's histogram, bound once (``histogram_records.py``).
         self._records = HistogramRecords()
-        self._http: dict[tuple[str, int], BoundHistogram] = {}
+        self._http: dict[tuple[str, int, str], BoundHistogram] = {}
         #: A run's attributes, made once per attribute set; its duration's histogram
         #: with each outcome.
         self._run_attributes: dict[RunKey, Attributes] = {}
@@ -236,21 +236,22 @@ class BridgeMetrics:
 
     # --- HTTP and gRPC -----------------------------------------------------------------------
 
-    def http_request(self, method: str, status: int, seconds: float) -> None:
-        """One HTTP request answered with ``status`` after ``seconds``."""
-        bound = self._http.get((method, status))
+    def http_request(self, method: str, status: int, seconds: float, scheme: str) -> None:
+        """One HTTP request answered with ``status`` after ``seconds``, over ``scheme``
+        (``http``, or ``https`` on a TLS port)."""
+        bound = self._http.get((method, status, scheme))
         if bound is None:
             known = method if method in _HTTP_METHODS else _OTHER
             attributes: Attributes = {
                 http_attributes.HTTP_REQUEST_METHOD: known,
                 http_attributes.HTTP_RESPONSE_STATUS_CODE: status,
-                url_attributes.URL_SCHEME: "http",
+                url_attributes.URL_SCHEME: scheme,
             }
             if status >= 500:
                 attributes[error_attributes.ERROR_TYPE] = str(status)
-            bound = self._records.bind(self.http_duration, (known, status), attributes)
-            if len(self._http) < 1024:  # methods and statuses are few; bounded
-                self._http[(method, status)] = bound
+            bound = self._records.bind(self.http_duration, (known, status, scheme), attributes)
+            if len(self._http) < 1024:  # methods, statuses and schemes are few; bounded
+                self._http[(method, status, scheme)] = bound
         bound.record(seconds)
 
     def rpc_call(self, service: str, method: str, code: int, milliseconds: float) -> None:

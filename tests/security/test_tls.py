@@ -19,6 +19,10 @@ import pytest
 import pytest_asyncio
 from a2a.types import a2a_pb2, a2a_pb2_grpc
 from cryptography.hazmat.primitives import serialization
+from opentelemetry.exporter.prometheus import PrometheusMetricReader
+from opentelemetry.sdk.metrics import MeterProvider
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 from security_peers import ClientCert, Pki
 from typer.testing import CliRunner
 
@@ -32,6 +36,7 @@ from trpc_bridge.events import AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.auth.mtls import certificate_identity
 from trpc_bridge.server.auth.options import SecurityOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.v1 import agent_pb2, agent_pb2_grpc
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -48,6 +53,25 @@ async def mtls_server(pki: Pki) -> AsyncIterator[BridgeServer]:
     security = _tls(pki, auth="mtls", tls_client_ca=str(pki.ca_pem))
     async with BridgeServer(whoami, ServerOptions(security=security)) as server:
         yield server
+
+
+async def test_http_metrics_name_the_https_scheme(pki: Pki) -> None:
+    """``http.server.request.duration`` says ``url.scheme=https`` for requests on a TLS
+    port (the scheme the request came by, not a constant)."""
+    registry = CollectorRegistry(auto_describe=True)
+    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=registry)])
+    ops = OpsOptions(meter_provider=provider, prometheus=registry, metrics_path=True)
+    options = ServerOptions(security=_tls(pki, trust_user_header=True), ops=ops)
+    async with BridgeServer(whoami, options) as server:
+        await _jsonrpc(server, pki, None)
+    scraped = generate_latest(registry).decode()
+    [family] = [
+        f
+        for f in text_string_to_metric_families(scraped)
+        if f.name == "http_server_request_duration_seconds"
+    ]
+    schemes = {s.labels["url_scheme"] for s in family.samples if s.name.endswith("_count")}
+    assert schemes == {"https"}
 
 
 def _http(pki: Pki, cert: ClientCert | None) -> httpx.AsyncClient:

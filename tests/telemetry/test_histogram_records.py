@@ -115,7 +115,8 @@ def _served(provider: MeterProvider) -> None:
         patch.setattr(bridge_metrics, "perf_counter", lambda: next(ticks) * 0.0137)
         served = bridge_metrics.BridgeMetrics(provider)
         for method, status in [("POST", 200), ("GET", 404), ("BREW", 200), ("POST", 503)] * 3:
-            served.http_request(method, status, next(ticks) * 0.001)
+            served.http_request(method, status, next(ticks) * 0.001, "http")
+        served.http_request("POST", 200, next(ticks) * 0.001, "https")
         for round_ in range(3):
             for streamed, end in [(True, "ok"), (False, "ok"), (True, "error"), (True, "cancel")]:
                 meter = served.run(

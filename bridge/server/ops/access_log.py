@@ -91,7 +91,7 @@ class ObservedRequests:
             if metrics is not None:
                 if stream:
                     metrics.stream_closed(stream)
-                metrics.http_request(method, status or 500, elapsed)
+                metrics.http_request(method, status or 500, elapsed, scope.get("scheme", "http"))
             if token is not None:
                 client = scope.get("client") or ("", 0)
                 _log(method, path, status, elapsed, received, sent, client[0])
