@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from a2a.types import Message, Task
+from event_strategies import agent_events
 from google.protobuf.timestamp_pb2 import Timestamp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,14 +26,6 @@ from trpc_bridge.codecs.trpc.encode import stamp_now
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder
 from trpc_bridge.events import (
     AgentEvent,
-    ChatMessage,
-    Choice,
-    ContentPart,
-    FunctionCall,
-    ObjectType,
-    ResponseError,
-    ToolCall,
-    Usage,
 )
 
 
@@ -94,47 +87,8 @@ def test_the_1_0_wire_and_errors_are_not_packed() -> None:
     assert not isinstance(failed.answer(context_id="c", task_id="t"), PackedResult)
 
 
-_text = st.text(max_size=4)
-_message = st.builds(
-    ChatMessage,
-    role=st.sampled_from(["", "assistant", "tool"]),
-    content=_text,
-    reasoning_content=_text,
-    tool_calls=st.lists(
-        st.builds(ToolCall, id=_text, function=st.builds(FunctionCall, name=_text)), max_size=1
-    ),
-    tool_id=st.sampled_from(["", "call_1"]),
-    content_parts=st.lists(st.builds(ContentPart, type=st.just("file"), url=_text), max_size=1),
-)
-_event = st.builds(
-    AgentEvent,
-    id=st.sampled_from(["", "r1", "r2"]),
-    object=st.sampled_from(
-        [
-            ObjectType.CHUNK,
-            ObjectType.COMPLETION,
-            ObjectType.TOOL_RESPONSE,
-            ObjectType.CODE_EXECUTION,
-            "graph.node.start",
-            "preprocessing.basic",
-            ObjectType.ERROR,
-            "",
-        ]
-    ),
-    choices=st.lists(st.builds(Choice, message=_message, delta=_message), max_size=2),
-    is_partial=st.booleans(),
-    done=st.booleans(),
-    error=st.none() | st.builds(ResponseError, message=_text),
-    tag=st.sampled_from(["", "code_execution_code", "x;y"]),
-    state_delta=st.dictionaries(
-        st.sampled_from(["k", "last_response_id"]), st.none() | st.just(b"1")
-    ),
-    usage=st.none() | st.builds(Usage, prompt_tokens=st.integers(0, 10**6)),
-)
-
-
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_event, max_size=8), st.booleans(), st.booleans())
+@given(st.lists(agent_events, max_size=8), st.booleans(), st.booleans())
 def test_generated_answers_are_the_same(
     events: list[AgentEvent], adk: bool, structured: bool
 ) -> None:

@@ -14,6 +14,7 @@ from unittest import mock
 
 import pytest
 from a2a.types import Message, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from event_strategies import agent_events
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ordered_json import ordered_json
@@ -32,13 +33,6 @@ from trpc_bridge.codecs.trpc import runs as trpc_runs
 from trpc_bridge.codecs.trpc.runs import StreamEncoder
 from trpc_bridge.events import (
     AgentEvent,
-    ChatMessage,
-    Choice,
-    ContentPart,
-    FunctionCall,
-    ObjectType,
-    ResponseError,
-    ToolCall,
 )
 from trpc_bridge.server.replicas.frames import pack, unpack
 from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
@@ -168,44 +162,6 @@ def test_fan_out_packs_a_text_delta_as_its_protobuf() -> None:
     (delta,) = StreamEncoder(run).encode(AgentEvent.reasoning_delta("hm", "r1"))
     assert isinstance(delta, TextDelta)
     assert unpack(pack(as_proto(delta))) == delta.to_proto()
-
-
-_text = st.text(max_size=4)
-_message = st.builds(
-    ChatMessage,
-    role=st.sampled_from(["", "assistant", "tool"]),
-    content=_text,
-    reasoning_content=_text,
-    tool_calls=st.lists(
-        st.builds(ToolCall, id=_text, function=st.builds(FunctionCall, name=_text)), max_size=1
-    ),
-    tool_id=st.sampled_from(["", "call_1"]),
-    content_parts=st.lists(st.builds(ContentPart, type=st.just("file"), url=_text), max_size=1),
-)
-agent_events = st.builds(
-    AgentEvent,
-    id=st.sampled_from(["", "r1", "r2"]),
-    object=st.sampled_from(
-        [
-            ObjectType.CHUNK,
-            ObjectType.COMPLETION,
-            ObjectType.TOOL_RESPONSE,
-            ObjectType.CODE_EXECUTION,
-            "graph.node.start",
-            ObjectType.GRAPH_EXECUTION,
-            ObjectType.ERROR,
-            "",
-        ]
-    ),
-    choices=st.lists(st.builds(Choice, message=_message, delta=_message), max_size=2),
-    is_partial=st.booleans(),
-    done=st.booleans(),
-    error=st.none() | st.builds(ResponseError, message=_text),
-    tag=st.sampled_from(["", "code_execution_code", "x;y"]),
-    state_delta=st.dictionaries(
-        st.sampled_from(["k", "last_response_id"]), st.none() | st.just(b"1")
-    ),
-)
 
 
 @settings(max_examples=400, deadline=None)

@@ -45,12 +45,16 @@ T = TypeVar("T")
 
 
 class EventPath:
-    """The same remote agent, but not a RemoteAgent: the runner decodes every frame."""
+    """The same remote agent, but not a RemoteAgent, so nothing is relayed: the runner
+    decodes every frame (``stream=False``: the remote is asked with ``message/send`` and
+    its answer decoded into events)."""
 
     tools_run_elsewhere = True
+    meters_own_tokens = True
 
-    def __init__(self, remote: RemoteAgent) -> None:
+    def __init__(self, remote: RemoteAgent, *, stream: bool = True) -> None:
         self.remote = remote
+        self.stream = stream
         self.name = remote.name
         self.description = remote.description
 
@@ -59,7 +63,7 @@ class EventPath:
         return self.remote.skills
 
     def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        return self.remote.run(request)
+        return self.remote.run(request, stream=self.stream)
 
 
 @dataclass

@@ -35,18 +35,17 @@ from peers import build_gopeer, go_available, go_server
 from replay_server import ReplayPeer, serving
 
 from trpc_bridge import redaction
-from trpc_bridge.agent import Skill
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.codecs.dialects.decode import decode_any_result
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
 from trpc_bridge.codecs.trpc.encode import EncodedMessage
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder
-from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.redaction import EventRedactor
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.proxying.unary_relay import UnaryRelay, relayed_messages
 
+from .test_relay_equivalence import EventPath
 from .test_relay_equivalence import normalised as minted_named
 
 SCENARIOS = ["text", "reasoning", "tool", "parallel_tools", "code", "error", "unicode", "long"]
@@ -242,26 +241,6 @@ def test_a_go_answer_is_relayed() -> None:
 # --- two proxies of one upstream ------------------------------------------------------------
 
 
-class UnaryEventPath:
-    """The same remote agent, asked with ``message/send`` but not a RemoteAgent: its
-    answer is decoded into events (no relay)."""
-
-    tools_run_elsewhere = True
-    meters_own_tokens = True
-
-    def __init__(self, remote: RemoteAgent) -> None:
-        self.remote = remote
-        self.name = remote.name
-        self.description = remote.description
-
-    @property
-    def skills(self) -> Sequence[Skill]:
-        return self.remote.skills
-
-    def run(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
-        return self.remote.run(request, stream=False)
-
-
 @pytest.fixture
 def taken() -> Iterator[collections.Counter[str]]:
     """How many answers the unary relays took (the fast path ran)."""
@@ -286,7 +265,9 @@ async def proxies(peer: ReplayPeer) -> AsyncIterator[tuple[str, str]]:
         remote = await stack.enter_async_context(await RemoteAgent.connect(upstream))
         options = ServerOptions(grpc_port=None)
         relay = await stack.enter_async_context(BridgeServer(remote, options))
-        event = await stack.enter_async_context(BridgeServer(UnaryEventPath(remote), options))
+        event = await stack.enter_async_context(
+            BridgeServer(EventPath(remote, stream=False), options)
+        )
         yield relay.jsonrpc_url, event.jsonrpc_url
 
 
