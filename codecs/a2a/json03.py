@@ -46,7 +46,6 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from trpc_bridge.codecs.a2a import proto_struct
 from trpc_bridge.codecs.a2a.packed import Packed, PackedResult
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRun
-from trpc_bridge.codecs.encoding import RunFrame
 
 JsonRpcId = str | int | None
 Frame = TaskStatusUpdateEvent | TaskArtifactUpdateEvent | Message | Task
@@ -415,7 +414,7 @@ class StreamWriter:
         #: ``{"id":…,"jsonrpc":"2.0","result":`` (the result is the envelope's last key).
         self._head = orjson.dumps(envelope)[: -len(b"null}")]
 
-    def response(self, frame: RunFrame) -> bytes:
+    def response(self, frame: Frame | TextDelta) -> bytes:
         if type(frame) is TextDelta:
             run = frame.run
             around = run.json03
