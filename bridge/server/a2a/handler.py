@@ -6,12 +6,12 @@ this class. It turns the call into an :class:`~trpc_bridge.events.AgentRequest` 
 (:func:`~trpc_bridge.codecs.encoding.select_encoding`; for streams
 :func:`~trpc_bridge.codecs.encoding.stream_encoding`, with the overlays the caller asked
 for, such as tfrs progress) and lets the agent runner drive
-the run as a :class:`~trpc_bridge.server.tasks.registry.LiveTask`; identity, tracing,
+the run as a :class:`~trpc_bridge.server.tasks.live_task.LiveTask`; identity, tracing,
 failures and cancellation are the runner's.
 
-Every method a transport calls runs inside :func:`~trpc_bridge.server.bug_boundary.bug_boundary`:
-an exception that is not an A2A error is the server's bug, answered "internal server
-error" without its text.
+Every method a transport calls runs inside
+:func:`~trpc_bridge.server.a2a.bug_boundary.bug_boundary`: an exception that is not an A2A
+error is the server's bug, answered "internal server error" without its text.
 
 Why not ``DefaultRequestHandler``: its event path copies the whole ``Task`` twice per
 event (cost grows with stream length), writes the whole task to the store per event,
@@ -19,7 +19,7 @@ evicts a consumer 1,024 events behind without telling it, and insists on a ``Tas
 the first frame where trpc starts with a ``submitted`` status-update. Here the live task
 aggregates incrementally and fans out to unbounded coalescing subscriber buffers (O(1)
 per event whatever the stream length); the task store gets the task when it is accepted,
-a batched checkpoint while it runs (a database store, see task_journal) and how it
+a batched checkpoint while it runs (a database store, see ``replicas/journal.py``) and how it
 ended, before the caller sees the end. ``tasks/cancel`` and the disconnect of the requesting stream
 (when nobody else is subscribed) cancel the producer, which closes the agent's iterator
 and publishes ``canceled``.
@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from a2a.server.context import ServerCallContext
 from a2a.server.events.event_queue import Event
@@ -49,7 +49,6 @@ from a2a.types import (
     Task,
     TaskState,
 )
-from a2a.utils.constants import MAX_LIST_TASKS_PAGE_SIZE
 from a2a.utils.errors import (
     A2AError,
     ExtendedAgentCardNotConfiguredError,
@@ -79,6 +78,7 @@ from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.card import CardForms
 from trpc_bridge.server.a2a.push_requests import PushConfigRequests
+from trpc_bridge.server.a2a.task_reads import check_list_request, history_length, trimmed
 from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.proxying.unary_relay import unary_relay_for
 from trpc_bridge.server.push.delivery import PushDelivery
@@ -86,47 +86,6 @@ from trpc_bridge.server.runner import AgentRunner, IncomingCall
 from trpc_bridge.server.tasks.live_task import LiveTask
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.server.tasks.subscriber import F, Subscriber, SubscriberBase, TextSubscriber
-
-
-class _HistoryLength(Protocol):
-    history_length: int
-
-    def HasField(self, field_name: Literal["history_length"]) -> bool: ...
-
-
-def history_length(request: _HistoryLength) -> int | None:
-    """The ``historyLength`` a request asks for (``None``: all of it); a negative one is
-    the caller's mistake."""
-    if not request.HasField("history_length"):
-        return None
-    if request.history_length < 0:
-        raise InvalidParamsError(
-            message=f"historyLength must be 0 or more, not {request.history_length}"
-        )
-    return request.history_length
-
-
-def _check_list_request(params: ListTasksRequest) -> None:
-    """What ListTasks asks is something the store can answer (A2A 1.0 §3.1.4)."""
-    history_length(params)
-    if params.HasField("page_size") and not 1 <= params.page_size <= MAX_LIST_TASKS_PAGE_SIZE:
-        raise InvalidParamsError(
-            message=f"pageSize must be 1 to {MAX_LIST_TASKS_PAGE_SIZE}, not {params.page_size}"
-        )
-    if params.status not in TaskState.values():  # an unknown number (gRPC; JSON is screened)
-        raise InvalidParamsError(message=f"status {params.status} is not a task state")
-
-
-def _trimmed(task: Task, history: int | None, *, artifacts: bool = True) -> Task:
-    """``task`` with only its last ``history`` messages (all: ``None``), and without its
-    artifacts unless ``artifacts``."""
-    if history is not None and len(task.history) > history:
-        kept = list(task.history)[-history:] if history > 0 else []
-        del task.history[:]
-        task.history.extend(kept)
-    if not artifacts:
-        task.ClearField("artifacts")
-    return task
 
 
 def _answer(
@@ -466,7 +425,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         task = await self.registry.current_task(params.id, owner)
         if task is None:
             raise TaskNotFoundError(message=f"Task {shown_id(params.id)} not found")
-        return _trimmed(task, history)
+        return trimmed(task, history)
 
     @bug_boundary
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
@@ -486,7 +445,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        _check_list_request(params)
+        check_list_request(params)
         owner = a2a_caller(context, self.runner).user_id
         try:
             page = await self.registry.list_tasks(params, owner)
@@ -496,7 +455,7 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             ) from None
         history = history_length(params)
         for task in page.tasks:
-            _trimmed(task, history, artifacts=params.include_artifacts)
+            trimmed(task, history, artifacts=params.include_artifacts)
         return page
 
     # --- not offered ----------------------------------------------------------------
