@@ -31,39 +31,33 @@ from types import TracebackType
 # 0.3 gRPC servers (in this process: a proxy, the tests). Importing the client first avoids it.
 import a2a.client  # noqa: F401
 import grpc
-from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
 from a2a.server.routes import create_rest_routes
-from a2a.types import AgentCard, a2a_pb2_grpc
+from a2a.types import AgentCard
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from trpc_bridge import redaction
 from trpc_bridge.agent import Agent
-from trpc_bridge.codecs.encoding import WireVersion
 from trpc_bridge.names import (
     CARD_PATHS,
     TRANSPORT_AGUI,
     TRANSPORT_JSONRPC,
-    new_hex_id,
 )
-from trpc_bridge.server.a2a.call_context import GrpcVersionContextBuilder, rest_contexts
+from trpc_bridge.server.a2a.call_context import rest_contexts
 from trpc_bridge.server.a2a.card import CardForms, build_agent_card, card_forms
 from trpc_bridge.server.a2a.card_routes import card_routes
 from trpc_bridge.server.a2a.card_signing import CARD_KEY_KEPT, SignedCards, sign_card
-from trpc_bridge.server.a2a.grpc_screen import GrpcScreen
-from trpc_bridge.server.a2a.grpc_service import BridgeCompatGrpcHandler, BridgeGrpcHandler
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc03 import Jsonrpc03Methods
 from trpc_bridge.server.a2a.jsonrpc_route import jsonrpc_routes
 from trpc_bridge.server.a2a.rest_screen import RestScreen
 from trpc_bridge.server.auth.card_security import declare_security
-from trpc_bridge.server.auth.grpc_edge import GrpcAuthentication
 from trpc_bridge.server.auth.http_edge import HttpAuthentication
-from trpc_bridge.server.doors.agent_host import add_agent_host
 from trpc_bridge.server.doors.agui import agui_routes
 from trpc_bridge.server.doors.playground import playground_paths, playground_routes
 from trpc_bridge.server.drain import drain
+from trpc_bridge.server.grpc_port import grpc_server
 from trpc_bridge.server.http.limits import RequestLimits
 from trpc_bridge.server.http.listener import HttpListener, check_port_free
 from trpc_bridge.server.http.media_types import MediaTypes
@@ -73,19 +67,12 @@ from trpc_bridge.server.push.delivery import PushDelivery
 from trpc_bridge.server.push.signing import CLOCK_LEEWAY, TOKEN_LIFETIME, PushSigner
 from trpc_bridge.server.push.store import WideIdPushConfigStore, make_push_config_store
 from trpc_bridge.server.refusals import RefusalLog, install_refusal_logging
-from trpc_bridge.server.replicas.factory import make_fanout
-from trpc_bridge.server.replicas.fanout import FanOut
-from trpc_bridge.server.replicas.journal import TaskJournal
-from trpc_bridge.server.replicas.monitor import ReplicaMonitor
-from trpc_bridge.server.replicas.tables import JournalTables, Replica
+from trpc_bridge.server.replicas.replication import Replication
+from trpc_bridge.server.replicas.tables import JournalTables
 from trpc_bridge.server.runner import AgentRunner
 from trpc_bridge.server.signing.jwks_route import JWKS_PATH, KeySource, jwks_routes
 from trpc_bridge.server.signing.key_ring import KeyRing
 from trpc_bridge.server.tasks.store import WideIdTaskStore, check_task_store, make_task_store
-
-#: The gRPC services the health service reports on (besides the server as a whole).
-A2A_SERVICES = ("lf.a2a.v1.A2AService", "a2a.v1.A2AService")
-AGENT_HOST_SERVICE = "trpc_bridge.v1.AgentHost"
 
 
 class BridgeServer:
@@ -112,12 +99,17 @@ class BridgeServer:
             gate=self.gate,
             metrics=self.ops.metrics,
         )
-        self.journal: TaskJournal | None = None
-        self.replicas: ReplicaMonitor | None = None
-        self.fanout: FanOut | None = None
+        #: Journal, fan-out and monitor: with a database task store only.
+        self.replication: Replication | None = None
         if isinstance(self.task_store, WideIdTaskStore):
             self.task_store.metrics = self.ops.metrics
-            self._durable(JournalTables(self.task_store))
+            self.replication = Replication(
+                JournalTables(self.task_store),
+                self.options.durability,
+                self.runner.tasks,
+                metrics=self.ops.metrics,
+                on_command=self._on_command,
+            )
         card_key = self.options.card_signing_key
         #: Signs the card, re-read when the file changes (raises ``SigningKeyError`` for
         #: a file that cannot be used at start).
@@ -146,32 +138,17 @@ class BridgeServer:
             self.options.encoding,
             push=self.push,
         )
-        self.ops.watch(self.runner.tasks, self.task_store, self.fanout)
+        self.ops.watch(
+            self.runner.tasks,
+            self.task_store,
+            None if self.replication is None else self.replication.fanout,
+        )
         self.base_path = self.options.base_path.rstrip("/")
         self.http_port = self.options.port
         self.grpc_port = self.options.grpc_port
         self._http: HttpListener | None = None
         self._grpc: grpc.aio.Server | None = None
         self._grpc_stopping: asyncio.Task[None] | None = None
-
-    def _durable(self, tables: JournalTables) -> None:
-        """Running tasks journaled, replicas watching each other (a database store)."""
-        self.tables = tables
-        self.fanout = make_fanout(self.options.durability.fanout, tables)
-        if self.fanout is not None:
-            self.fanout.on_command = self._on_command
-            self.fanout.metrics = self.ops.metrics
-        self.journal = TaskJournal(
-            tables, interval=self.options.durability.journal_interval, fanout=self.fanout
-        )
-        self.runner.tasks.journal = self.journal
-        self.replicas = ReplicaMonitor(
-            tables,
-            timeout=self.options.durability.replica_timeout,
-            single_process=tables.dialect == "sqlite",
-            fanout=self.fanout,
-            interrupt_all=self.runner.tasks.interrupt_all,
-        )
 
     async def _on_command(self, verb: str, task_id: str) -> None:
         if verb == "push" and self.push is not None:
@@ -361,7 +338,9 @@ class BridgeServer:
             await self._start_durable()
             if self.grpc_port is not None:
                 check_port_free(host, self.grpc_port, "gRPC")
-                self._grpc = self._grpc_server()
+                self._grpc = grpc_server(
+                    self.handler, self.runner, self.gate, self.ops, self.options.limits
+                )
                 address = f"{host}:{self.grpc_port}"
                 try:
                     if self.tls is not None:
@@ -387,53 +366,12 @@ class BridgeServer:
             raise
 
     async def _start_durable(self) -> None:
-        if self.journal is None or self.replicas is None:
+        if self.replication is None:
             return
-        await self.tables.create()
+        await self.replication.tables.create()
         if self.push is not None and isinstance(self.push.store, WideIdPushConfigStore):
             await self.push.store.initialize()
-        replica = Replica(f"{socket.gethostname()}:{self.http_port}", new_hex_id())
-        if self.fanout is not None:
-            await self.fanout.start(replica.incarnation)
-        await self.journal.start(replica)
-        await self.replicas.start(replica)
-
-    def _grpc_server(self) -> grpc.aio.Server:
-        server = grpc.aio.server(
-            # Authentication first: a call is let in before its request is even decoded.
-            interceptors=[
-                *self.ops.grpc_interceptors(),
-                GrpcAuthentication(self.gate),
-                GrpcScreen(max_metadata=self.options.limits.max_header_lines),
-            ],
-            maximum_concurrent_rpcs=self.options.limits.max_connections,
-            options=[
-                ("grpc.max_receive_message_length", self.options.limits.max_request_bytes),
-                # A call's metadata is its request head: the same bound as HTTP's.
-                ("grpc.max_metadata_size", self.options.limits.max_header_bytes),
-                ("grpc.absolute_max_metadata_size", self.options.limits.max_header_bytes),
-                # The HTTP/2 handshake of a new connection: gRPC's request-head deadline.
-                (
-                    "grpc.server_handshake_timeout_ms",
-                    int(self.options.limits.header_timeout * 1000),
-                ),
-                # gRPC shares a busy port by default (SO_REUSEPORT): a second bridge on
-                # the same port would start and split the traffic. Fail instead.
-                ("grpc.so_reuseport", 0),
-            ],
-        )
-        a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            BridgeGrpcHandler(self.handler), server
-        )
-        # A2A 0.3 over gRPC: another service name, so the same server and port.
-        a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
-            BridgeCompatGrpcHandler(self.handler, GrpcVersionContextBuilder(WireVersion.V0_3)),
-            server,
-        )
-        # The event model itself, for callers that do not speak A2A (any language).
-        add_agent_host(self.runner, server)
-        self.ops.add_health(server, [*A2A_SERVICES, AGENT_HOST_SERVICE])
-        return server
+        await self.replication.start(f"{socket.gethostname()}:{self.http_port}")
 
     async def stop(self) -> None:
         # Each part stops even when another failed: a gRPC server left running would
@@ -456,12 +394,8 @@ class BridgeServer:
         await self.gate.close()
         if self.push is not None:
             await self.push.close()
-        if self.replicas is not None:
-            await self.replicas.stop()
-        if self.journal is not None:
-            await self.journal.stop()
-        if self.fanout is not None:
-            await self.fanout.stop()
+        if self.replication is not None:
+            await self.replication.stop()
         engine = getattr(self.task_store, "engine", None)
         if engine is not None:
             await engine.dispose()
