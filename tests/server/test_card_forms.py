@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from trpc_bridge.agents.demo import demo_agent
-from trpc_bridge.cli.server_flags import SERVER_FLAGS, server_options
+from trpc_bridge.cli.flag_values import server_options
+from trpc_bridge.cli.server_flags import SERVER_FLAGS
 from trpc_bridge.names import CARD_PATHS
 from trpc_bridge.server import BridgeServer, ServerOptions
 
