@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from _rawhttp import complete_request
+
 _HEAD = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
     b"cache-control: no-store\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -54,15 +56,7 @@ class _Replay(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        end = self.buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return
-        length = 0
-        for line in self.buffer[:end].split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        if len(self.buffer) < end + 4 + length:
+        if complete_request(self.buffer) is None:
             return
         assert self.transport is not None
         self.transport.write(_HEAD)

@@ -93,6 +93,21 @@ async def exchange(url: str, request: bytes) -> Exchange:
     return await done
 
 
+def complete_request(buffer: bytes) -> tuple[int, int] | None:
+    """The size of the whole HTTP/1.1 request at the start of ``buffer`` and its body's
+    length (``Content-Length``; none = 0), or ``None`` while it is not all there."""
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    length = 0
+    for line in buffer[:end].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    size = end + 4 + length
+    return None if len(buffer) < size else (size, length)
+
+
 class _SinkProtocol(asyncio.Protocol):
     """HTTP/1.1 keep-alive: each ``Content-Length`` request gets an empty 200."""
 
@@ -107,17 +122,11 @@ class _SinkProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
-            length = 0
-            for line in self.buffer[:end].split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            if len(self.buffer) < end + 4 + length:
-                return
+        while (request := complete_request(self.buffer)) is not None:
+            size, length = request
             self.sink.exports += 1
             self.sink.bytes += length
-            self.buffer = self.buffer[end + 4 + length :]
+            self.buffer = self.buffer[size:]
             assert self.transport is not None
             self.transport.write(
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
