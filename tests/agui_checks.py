@@ -1,11 +1,28 @@
-"""Shared by the AG-UI tests: a checker for the rules ``@ag-ui/client`` enforces on an
-event sequence, and a deterministic id factory for the translator."""
+"""Shared by the AG-UI tests: the smallest ``RunAgentInput`` a client posts, a checker for
+the rules ``@ag-ui/client`` enforces on an event sequence, and a deterministic id factory
+for the translator."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
+
+
+def run_input(
+    text: str = "hi", *, thread: str = "t", run: str = "r", message: str = "m"
+) -> dict[str, Any]:
+    """A ``RunAgentInput`` of one user message and nothing else (every field present, as
+    ``@ag-ui/client`` sends it)."""
+    return {
+        "threadId": thread,
+        "runId": run,
+        "messages": [{"id": message, "role": "user", "content": text}],
+        "state": {},
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
 
 
 def counting_ids() -> Callable[[str], str]:

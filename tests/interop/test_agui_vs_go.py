@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
+from agui_checks import run_input
 from peers import bridge_proxy, bridge_server, go_server, stop
 
 SCENARIOS = [
@@ -55,15 +56,9 @@ def go_agui(gopeer: Path, upstream: str) -> Iterator[str]:
 
 
 def run_sse(url: str) -> list[dict[str, Any]]:
-    body = {
-        "threadId": "thread-1",
-        "runId": "run-1",
-        "messages": [{"id": "u1", "role": "user", "content": "What is the weather in Beijing?"}],
-        "tools": [],
-        "context": [],
-        "state": {},
-        "forwardedProps": {},
-    }
+    body = run_input(
+        "What is the weather in Beijing?", thread="thread-1", run="run-1", message="u1"
+    )
     response = httpx.post(url, json=body, timeout=60)
     assert response.status_code == 200, response.text
     return [

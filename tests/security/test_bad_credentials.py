@@ -26,6 +26,7 @@ import jwt
 import pytest
 import pytest_asyncio
 from a2a.types import a2a_pb2, a2a_pb2_grpc
+from agui_checks import run_input
 from cryptography.hazmat.primitives import serialization
 from security_peers import OidcPeer, b64url, new_key
 
@@ -203,18 +204,7 @@ async def _send(server: BridgeServer, transport: str, ask: Ask) -> tuple[Any, st
                 },
             ),
             "rest": (f"{server.rest_url}/message:send", {"message": _message("r")}),
-            "agui": (
-                server.agui_url,
-                {
-                    "threadId": "t",
-                    "runId": "r",
-                    "messages": [{"id": "m", "role": "user", "content": "hi"}],
-                    "state": {},
-                    "tools": [],
-                    "context": [],
-                    "forwardedProps": {},
-                },
-            ),
+            "agui": (server.agui_url, run_input()),
         }[transport]
         if ask.query:
             url = f"{url}?{ask.query}"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from agui_checks import run_input
 from security_peers import Pki
 
 from trpc_bridge.agents.scenarios import whoami
@@ -97,7 +98,7 @@ async def test_the_trusted_header_on_loopback_and_when_asked() -> None:
             httpx.AsyncClient() as http,
         ):
             answer = await http.post(
-                server.agui_url, json=_run_input(), headers={"X-User-ID": "ann"}
+                server.agui_url, json=run_input(), headers={"X-User-ID": "ann"}
             )
         assert "user=ann" in answer.text
 
@@ -123,7 +124,7 @@ async def test_mtls_with_a_trusted_header_behind_a_proxy(pki: Pki) -> None:
         BridgeServer(whoami, ServerOptions(security=security)) as server,
         httpx.AsyncClient(verify=context) as http,
     ):
-        answer = await http.post(server.agui_url, json=_run_input(), headers={"X-User-ID": "gil"})
+        answer = await http.post(server.agui_url, json=run_input(), headers={"X-User-ID": "gil"})
         card = (await http.get(server.card_url)).json()
     assert "user=gil" in answer.text
     assert card["securityRequirements"] == [{"schemes": {"mtls": {}}}]
@@ -158,15 +159,3 @@ async def test_a_broken_key_file_keeps_the_last_keys(
     errors = [r for r in caplog.records if "not reloaded" in r.getMessage()]
     assert len(errors) == 1  # said once per version of the file
     assert "key-one" not in caplog.text
-
-
-def _run_input() -> dict[str, object]:
-    return {
-        "threadId": "t",
-        "runId": "r",
-        "messages": [{"id": "m", "role": "user", "content": "hi"}],
-        "state": {},
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from a2a.client.client import ClientCallContext
 from a2a.types import SendMessageRequest, a2a_pb2, a2a_pb2_grpc
+from agui_checks import run_input
 from security_peers import HERE, OidcPeer, new_key
 from server.helpers import TRANSPORTS, sdk_client, user_message
 
@@ -51,15 +52,7 @@ async def test_a2a_sdk_clients_are_the_tokens_subject(
 
 
 async def test_agui_with_a_bearer_token(oidc_server: BridgeServer, idp: OidcPeer) -> None:
-    body = {
-        "threadId": "t1",
-        "runId": "r1",
-        "messages": [{"id": "m1", "role": "user", "content": "hi"}],
-        "state": {},
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
+    body = run_input(thread="t1", run="r1", message="m1")
     headers = {"Authorization": f"Bearer {idp.token('bob')}"}
     async with httpx.AsyncClient() as http:
         answer = await http.post(oidc_server.agui_url, json=body, headers=headers)

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
+from agui_checks import run_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from peers import build_gopeer, go_available, go_server
@@ -131,15 +132,7 @@ def _rpc(url: str, method: str, params: dict[str, Any]) -> bytes:
 
 
 def _agui(url: str) -> bytes:
-    run = {
-        "threadId": "thread-1",
-        "runId": "run-1",
-        "state": {},
-        "messages": [{"id": "u1", "role": "user", "content": "hi"}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
+    run = run_input(thread="thread-1", run="run-1", message="u1")
     return httpx.post(url, json=run, headers={"Accept": "text/event-stream"}, timeout=60).content
 
 
