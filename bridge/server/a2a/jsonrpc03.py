@@ -5,9 +5,10 @@ trpc-agent-go's clients send), behind the JSON-RPC endpoint's parse
 a2a-sdk's JSON-RPC dispatcher serves these by converting every frame (and every unary
 result) into its pydantic 0.3 models and dumping those: most of a 0.3 stream's cost per
 event. Here the same bytes are written directly (:mod:`trpc_bridge.codecs.a2a.json03`):
-streams through the same ``EventSourceResponse`` (same headers, pings, disconnect
-handling), unary results as its ``JSONResponse`` writes them, errors as the SDK's 0.3
-adapter writes them. The request itself was parsed and checked once, by
+streams as an :class:`~trpc_bridge.server.http.event_stream.EventStream` (sse-starlette's
+head, pings and disconnect handling, with less set-up per stream), unary results as the
+SDK's ``JSONResponse`` writes them, errors as its 0.3 adapter writes them. The request
+itself was parsed and checked once, by
 :func:`~trpc_bridge.server.a2a.jsonrpc_request.parse_jsonrpc` (the one JSON-RPC error
 mapping); this module only runs well-formed calls.
 """
@@ -24,7 +25,6 @@ from a2a.compat.v0_3.context_builders import V03ServerCallContextBuilder
 from a2a.compat.v0_3.jsonrpc_adapter import _to_v03_jsonrpc_error
 from a2a.server.context import ServerCallContext
 from a2a.server.jsonrpc_models import InternalError
-from a2a.server.routes.common import create_event_source_response
 from a2a.types import SendMessageRequest
 from a2a.utils.errors import A2AError
 from starlette.requests import Request
@@ -36,6 +36,7 @@ from trpc_bridge.server.a2a.bug_boundary import INTERNAL_ERROR
 from trpc_bridge.server.a2a.call_context import jsonrpc_contexts
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
 from trpc_bridge.server.a2a.jsonrpc_request import JsonRpcCall
+from trpc_bridge.server.http.event_stream import EventStream
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class Jsonrpc03Methods:
         context.state["method"] = call.method
         context.state["request_id"] = call.id
         if call.method == STREAM:
-            return create_event_source_response(self._frames(call.request, context, call.id))
+            return EventStream(self._frames(call.request, context, call.id))
         return await self._send(call.request, context, call.id)
 
     async def _send(
