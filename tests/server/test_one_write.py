@@ -105,9 +105,7 @@ async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> 
     class Server(asyncio.Protocol):
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             assert isinstance(transport, asyncio.Transport)
-            transport.get_extra_info("socket").setsockopt(
-                socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
-            )
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             accepted.set_result(transport)
 
     loop = asyncio.get_running_loop()
