@@ -65,10 +65,13 @@ class _ArtifactAcc:
     parts: list[Part | _TextRun] = field(default_factory=list)
 
     def replace(self, update: TaskArtifactUpdateEvent) -> None:
-        self.metadata = Struct()
-        self.metadata.CopyFrom(update.artifact.metadata)
+        artifact = update.artifact
+        # Shared, not copied: a published frame is never changed, and this Struct is only
+        # ever copied from (as a text run's template's).
+        self.metadata = artifact.metadata
         self.parts = []
-        self.extend(update)
+        if artifact.parts:
+            self.extend(update)
 
     def extend(self, update: TaskArtifactUpdateEvent) -> None:
         for part in update.artifact.parts:
@@ -198,7 +201,8 @@ class TaskAggregate:
             key = artifact_id
         acc = self._artifacts.get(key)
         if acc is None:
-            acc = self._artifacts[key] = _ArtifactAcc(artifact_id)
+            # Its metadata given (replaced at once): no default Struct built to be dropped.
+            acc = self._artifacts[key] = _ArtifactAcc(artifact_id, update.artifact.metadata)
             acc.replace(update)
         elif update.append:
             acc.extend(update)
