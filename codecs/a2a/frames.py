@@ -51,6 +51,17 @@ def as_list(value: Any) -> list[Any]:
     return value if type(value) is list or isinstance(value, list) else []
 
 
+def merged(first: JsonMap, second: JsonMap) -> JsonMap:
+    """``second`` overlaid on ``first``: trpc v1 reads an artifact's (a status message's)
+    metadata overlaid by its frame's. Mostly one side is empty: the other is the answer,
+    as it is (metadata read from the wire is never written to)."""
+    if not first:
+        return second
+    if not second:
+        return first
+    return {**first, **second}
+
+
 #: The states in the 0.3 spelling (:func:`normalise_state` leaves them as they are).
 _STATES_03 = frozenset({"submitted", "working", "unknown", *TERMINAL_STATES})
 
@@ -68,7 +79,13 @@ def normalise_state(value: Any) -> str:
     return "canceled" if state == "cancelled" else state
 
 
-@dataclass(frozen=True)
+# Frames are values: nothing changes one after it is read (a rewrite makes a new one with
+# ``dataclasses.replace``). They are plain slotted dataclasses rather than frozen ones
+# because a stream reads two or three per result, and a frozen dataclass costs about twice
+# as much to build. (Their metadata maps were never hashable anyway.)
+
+
+@dataclass(slots=True)
 class WirePart:
     kind: Literal["text", "data", "file"]
     metadata: JsonMap = field(default_factory=dict)
@@ -81,7 +98,7 @@ class WirePart:
     mime_type: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WireMessage:
     message_id: str
     role: str  # "agent" | "user" | ""
@@ -89,14 +106,14 @@ class WireMessage:
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WireArtifact:
     artifact_id: str
     parts: tuple[WirePart, ...]
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StatusFrame:
     task_id: str
     context_id: str
@@ -105,7 +122,7 @@ class StatusFrame:
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ArtifactFrame:
     task_id: str
     context_id: str
@@ -115,7 +132,7 @@ class ArtifactFrame:
     append: bool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TaskFrame:
     task_id: str
     context_id: str
@@ -183,8 +200,7 @@ def read_parts(raw: Any) -> tuple[WirePart, ...]:
     items = as_list(raw)  # `"parts": null` reads as no parts
     if not items:
         return ()
-    parts = (read_part(p) for p in items)
-    return tuple(p for p in parts if p is not None)
+    return tuple([part for item in items if (part := read_part(item)) is not None])
 
 
 # --- results --------------------------------------------------------------------------
