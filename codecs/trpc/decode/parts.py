@@ -37,7 +37,7 @@ DataPartMapper = Callable[[Any, JsonMap], Sequence[ContentPart] | None]
 _DATA_PART_COMPAT = "data_part_compat"
 
 
-@dataclass
+@dataclass(slots=True)
 class Content:
     """The parsed parts of one message (trpc's ``parseA2AMessagePartsWithMappers``)."""
 

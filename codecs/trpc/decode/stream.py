@@ -108,9 +108,7 @@ class StreamDecoder:
 
     def _units(self, frame: Frame) -> list[Unit]:
         mappers = self._mappers
-        if isinstance(frame, WireMessage):
-            return [message_unit(frame, mappers)]
-        if isinstance(frame, ArtifactFrame):
+        if isinstance(frame, ArtifactFrame):  # most frames of a stream
             self._track(frame.task_id, frame.context_id, self.state or "working")
             self._seen_artifacts.add(frame.artifact.artifact_id)
             metadata = merged(frame.artifact.metadata, frame.metadata)
@@ -118,6 +116,8 @@ class StreamDecoder:
             # Go v0 drops every lastChunk frame, with the llm_response_id / state_delta the
             # server put there; only empty frames without response metadata are noise.
             return [artifact_unit(frame, mappers, metadata)] if keep else []
+        if isinstance(frame, WireMessage):
+            return [message_unit(frame, mappers)]
         if isinstance(frame, StatusFrame):
             units = self._status_units(frame)
             self._track(frame.task_id, frame.context_id, frame.state)

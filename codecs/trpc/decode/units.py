@@ -52,7 +52,8 @@ NO_MESSAGE = WireMessage("", "agent", (), {})
 
 
 # Meta and Unit live for one frame's decoding, and a stream builds one of each per frame:
-# plain slotted dataclasses, which cost half of what frozen ones cost to build.
+# plain slotted dataclasses, which cost half of what frozen ones cost to build, built by
+# position on the stream's paths (a class called with keywords builds a dict each time).
 
 
 @dataclass(slots=True)
@@ -72,13 +73,13 @@ class Meta:
     def read(cls, metadata: JsonMap, task_state: str = "") -> Meta:
         state = task_state or normalise_state(metadata.get(META_TASK_STATE))
         return cls(
-            object_type=as_str(metadata.get(META_OBJECT_TYPE)),
-            tag=as_str(metadata.get(META_TAG)),
-            response_id=as_str(metadata.get(META_RESPONSE_ID)),
-            state_delta=decode_state_delta(metadata.get(META_STATE_DELTA)),
-            task_state=state,
-            raw=metadata,
-            usage=decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
+            as_str(metadata.get(META_OBJECT_TYPE)),
+            as_str(metadata.get(META_TAG)),
+            as_str(metadata.get(META_RESPONSE_ID)),
+            decode_state_delta(metadata.get(META_STATE_DELTA)),
+            state,
+            metadata,
+            decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
         )
 
     def error(self, fallback_text: str) -> ResponseError | None:
@@ -305,12 +306,13 @@ def artifact_unit(
     if metadata is None:
         # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
         metadata = merged(frame.artifact.metadata, frame.metadata)
+    artifact = frame.artifact
     return Unit(
-        fallback_id=frame.artifact.artifact_id,
-        role="agent",
-        content=parse_parts(frame.artifact.parts, mappers),
-        meta=Meta.read(metadata),
-        terminal_frame=frame.last_chunk,
+        artifact.artifact_id,  # fallback_id
+        "agent",
+        parse_parts(artifact.parts, mappers),
+        Meta.read(metadata),
+        frame.last_chunk,  # terminal_frame
     )
 
 
