@@ -83,7 +83,9 @@ class StreamDecoder:
     def feed(self, result: Any) -> list[AgentEvent]:
         """Events for one streamed result. Raises only :class:`CodecError` (unrecognisable
         result); the caller should skip such a frame, as trpc's client does."""
-        frame = read_result(result)
+        return self._decode(read_result(result))
+
+    def _decode(self, frame: Frame) -> list[AgentEvent]:
         if self.finished:
             return []  # trpc stops at a terminal error; nothing follows a terminal state
         events = [self._event(unit) for unit in self._units(frame)]

@@ -138,11 +138,11 @@ class EventFactory:
         done: bool = False,
         error: ResponseError | None = None,
     ) -> AgentEvent:
-        meta = unit.meta
+        meta, content = unit.meta, unit.content
         tag = meta.tag
-        if not tag and unit.content.code is not None:
+        if not tag and content.code is not None:
             tag = Tag.CODE  # ADK peers send code parts without trpc's tag
-        elif not tag and unit.content.code_result is not None:
+        elif not tag and content.code_result is not None:
             tag = Tag.CODE_RESULT
         return AgentEvent(
             id=meta.response_id or unit.fallback_id,
