@@ -154,7 +154,8 @@ class DialectFrames:
 
     def _add(self, frame: Frame, key: str, text: str = "", thought: str = "") -> Shown:
         """A new unit is shown: what was shown in pieces before it is complete."""
-        self._closing += self._close_all(frame)
+        if self._open:
+            self._closing += self._close_all(frame)
         return self._shown.add(key, text, thought)
 
     # --- messages ---------------------------------------------------------------------
@@ -213,8 +214,6 @@ class DialectFrames:
     def _close_all(self, frame: Frame) -> list[Frame]:
         """The run is over: what was shown in pieces is complete (a unary packer of the
         events, e.g. a proxy's, keeps complete messages only)."""
-        if not self._open:  # most units are not shown in pieces
-            return []
         closing: list[Frame] = [
             _chunk(frame, u.key, _text_parts(u.text, u.reasoning), ObjectType.COMPLETION)
             for u in self._open

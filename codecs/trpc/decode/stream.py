@@ -111,10 +111,11 @@ class StreamDecoder:
     def _units(self, frame: Frame) -> list[Unit]:
         mappers = self._mappers
         if isinstance(frame, ArtifactFrame):  # most frames of a stream
+            artifact = frame.artifact
             self._track(frame.task_id, frame.context_id, self.state or "working")
-            self._seen_artifacts.add(frame.artifact.artifact_id)
-            metadata = merged(frame.artifact.metadata, frame.metadata)
-            keep = has_content(frame.artifact.parts) or has_response_metadata(metadata)
+            self._seen_artifacts.add(artifact.artifact_id)
+            metadata = merged(artifact.metadata, frame.metadata)
+            keep = has_content(artifact.parts) or has_response_metadata(metadata)
             # Go v0 drops every lastChunk frame, with the llm_response_id / state_delta the
             # server put there; only empty frames without response metadata are noise.
             return [artifact_unit(frame, mappers, metadata)] if keep else []
