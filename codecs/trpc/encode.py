@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from a2a.types import (
-    Artifact,
     Message,
     Part,
     Role,
@@ -115,8 +114,8 @@ def _text_part(text: str, metadata: Mapping[str, Any] | None = None) -> Part:
 
 def _data_part(options: EncodeOptions, data_type: str, data: Mapping[str, Any]) -> Part:
     part = Part()
-    part.data.struct_value.update(dict(data))
-    part.metadata.update(_part_metadata(options, PART_TYPE, data_type))
+    fill_struct(part.data.struct_value, data)
+    fill_struct(part.metadata, _part_metadata(options, PART_TYPE, data_type))
     return part
 
 
@@ -293,13 +292,15 @@ def artifact_update(
 ) -> TaskArtifactUpdateEvent:
     """A streaming frame: ``artifactId`` = LLM response id, metadata on the event and
     (deviation, as trpc v1) on the artifact."""
-    artifact = Artifact(artifact_id=encoded.response_id, parts=encoded.parts)
-    update = TaskArtifactUpdateEvent(
-        task_id=task_id, context_id=context_id, artifact=artifact, append=append
-    )
+    update = TaskArtifactUpdateEvent(task_id=task_id, context_id=context_id, append=append)
+    # Filled in place: an ``Artifact`` passed to the constructor would be built, then copied.
+    artifact = update.artifact
+    artifact.artifact_id = encoded.response_id  # present even when empty (as the copy was)
+    if encoded.parts:
+        artifact.parts.extend(encoded.parts)
     if encoded.metadata:
         fill_struct(update.metadata, encoded.metadata)
-        update.artifact.metadata.CopyFrom(update.metadata)  # a copy is cheaper than a rebuild
+        artifact.metadata.CopyFrom(update.metadata)  # a copy is cheaper than a rebuild
     return update
 
 

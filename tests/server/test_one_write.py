@@ -1,6 +1,6 @@
-"""A small answer leaves the server in one TCP segment, head and body together
-(``server/http/one_write.py``); a stream's head still comes before its first frame, and
-the bytes are those uvicorn writes.
+"""What a response writes in one turn of the event loop leaves the server as one TCP
+segment (``server/http/one_write.py``): a small answer's head and body, a stream's last
+frames and the end of its chunked body; the bytes are those uvicorn writes.
 
 Segments are counted by the kernel (``TCP_INFO``'s ``tcpi_data_segs_in`` on the client's
 socket, Linux only): on loopback one write of a few KB is one segment, two writes are
@@ -19,6 +19,7 @@ import pytest
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.http.one_write import TurnWrites
 
 from .helpers import go_message, jsonrpc
 
@@ -88,3 +89,43 @@ async def test_a_streams_head_and_frames_all_arrive() -> None:
     head, frames, _ = await _call("message/stream", "weather in Oslo")
     assert b"text/event-stream" in head
     assert frames.count(b"data: ") >= 2
+
+
+def _segments_in(sock: socket.socket) -> int:
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    (segments,) = struct.unpack_from("I", info, _DATA_SEGS_IN)
+    return int(segments)
+
+
+async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> None:
+    """The transport wrapper on a real loopback connection: three writes in one turn
+    arrive as one segment, in order; a write of a later turn is a segment of its own."""
+    accepted: asyncio.Future[asyncio.Transport] = asyncio.get_running_loop().create_future()
+
+    class Server(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            assert isinstance(transport, asyncio.Transport)
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            accepted.set_result(transport)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Server, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    client = writer.get_extra_info("socket")
+    try:
+        writes = TurnWrites(await accepted, loop)
+        writes.write(b"head ")
+        writes.write(b"frames ")
+        writes.write(b"end")
+        assert await reader.readexactly(15) == b"head frames end"
+        assert _segments_in(client) == 1
+        writes.write(b"next")
+        assert await reader.readexactly(4) == b"next"
+        assert _segments_in(client) == 2
+        writes.write(b"last")
+        writes.close()  # what is held leaves before the close
+        assert await reader.read() == b"last"
+    finally:
+        writer.close()
+        server.close()

@@ -42,7 +42,7 @@ from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from trpc_bridge.server.auth.tls import tls_scope_extension
-from trpc_bridge.server.http.one_write import HeadWithBody
+from trpc_bridge.server.http.one_write import TurnWrites
 from trpc_bridge.server.refusals import log_refusal
 
 _TIMEOUT_RESPONSE = (
@@ -224,9 +224,9 @@ def head_limits_protocol(
             before = self.cycle
             super().on_headers_complete()
             if self.cycle is not before:  # a request to answer (not a protocol switch)
-                # Its response's head leaves with its body's first bytes (one_write); the
+                # Its response's writes of one loop turn leave as one (one_write); the
                 # wrapper forwards everything else to the transport it stands for.
-                self.cycle.transport = HeadWithBody(self.transport, self.loop)  # type: ignore[assignment]
+                self.cycle.transport = TurnWrites(self.transport, self.loop)  # type: ignore[assignment]
             self._disarm()  # a whole head arrived: the request runs (or waits, pipelined)
 
         def on_body(self, body: bytes) -> None:
