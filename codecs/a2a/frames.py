@@ -36,19 +36,37 @@ FAILURE_STATES = frozenset({"failed", "canceled", "rejected"})
 
 
 # The exact JSON types are checked first: parsed JSON is made of them, and a type check
-# is much cheaper than an ABC's isinstance (these run a dozen times per frame).
+# is much cheaper than an ABC's isinstance (these run a dozen times per frame); then
+# ``None``, what an absent key reads as.
 
 
 def as_str(value: Any) -> str:
-    return value if type(value) is str or isinstance(value, str) else ""
+    if type(value) is str:
+        return value
+    return value if value is not None and isinstance(value, str) else ""
 
 
 def as_map(value: Any) -> JsonMap:
-    return value if type(value) is dict or isinstance(value, Mapping) else {}
+    if type(value) is dict:
+        return value
+    return value if value is not None and isinstance(value, Mapping) else {}
 
 
 def as_list(value: Any) -> list[Any]:
-    return value if type(value) is list or isinstance(value, list) else []
+    if type(value) is list:
+        return value
+    return value if value is not None and isinstance(value, list) else []
+
+
+def merged(first: JsonMap, second: JsonMap) -> JsonMap:
+    """``second`` overlaid on ``first``: trpc v1 reads an artifact's (a status message's)
+    metadata overlaid by its frame's. Mostly one side is empty: the other is the answer,
+    as it is (metadata read from the wire is never written to)."""
+    if not first:
+        return second
+    if not second:
+        return first
+    return {**first, **second}
 
 
 #: The states in the 0.3 spelling (:func:`normalise_state` leaves them as they are).
@@ -68,7 +86,14 @@ def normalise_state(value: Any) -> str:
     return "canceled" if state == "cancelled" else state
 
 
-@dataclass(frozen=True)
+# Frames are values: nothing changes one after it is read (a rewrite makes a new one with
+# ``dataclasses.replace``). They are plain slotted dataclasses rather than frozen ones
+# because a stream reads two or three per result, and a frozen dataclass costs about twice
+# as much to build (their metadata maps were never hashable anyway); for the same reason
+# the readers below pass fields by position, in the order of the JSON keys they read.
+
+
+@dataclass(slots=True)
 class WirePart:
     kind: Literal["text", "data", "file"]
     metadata: JsonMap = field(default_factory=dict)
@@ -81,7 +106,7 @@ class WirePart:
     mime_type: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WireMessage:
     message_id: str
     role: str  # "agent" | "user" | ""
@@ -89,14 +114,14 @@ class WireMessage:
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WireArtifact:
     artifact_id: str
     parts: tuple[WirePart, ...]
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StatusFrame:
     task_id: str
     context_id: str
@@ -105,7 +130,7 @@ class StatusFrame:
     metadata: JsonMap
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ArtifactFrame:
     task_id: str
     context_id: str
@@ -115,7 +140,7 @@ class ArtifactFrame:
     append: bool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TaskFrame:
     task_id: str
     context_id: str
@@ -157,9 +182,9 @@ def read_part(raw: Any) -> WirePart | None:
     metadata = as_map(part.get("metadata"))
     kind = _part_kind(part)
     if kind == "text":
-        return WirePart("text", metadata, text=as_str(part.get("text")))
+        return WirePart("text", metadata, as_str(part.get("text")))
     if kind == "data":
-        return WirePart("data", metadata, data=part.get("data"))
+        return WirePart("data", metadata, "", part.get("data"))
     if kind == "file":
         file = as_map(part.get("file"))
         # 0.3: {"file": {"bytes" | "uri", "name", "mimeType"}}; 1.0: the part itself.
@@ -183,8 +208,7 @@ def read_parts(raw: Any) -> tuple[WirePart, ...]:
     items = as_list(raw)  # `"parts": null` reads as no parts
     if not items:
         return ()
-    parts = (read_part(p) for p in items)
-    return tuple(p for p in parts if p is not None)
+    return tuple([part for item in items if (part := read_part(item)) is not None])
 
 
 # --- results --------------------------------------------------------------------------
@@ -198,58 +222,58 @@ def _role(value: Any) -> str:
 def read_message(raw: Any) -> WireMessage:
     msg = as_map(raw)
     return WireMessage(
-        message_id=as_str(msg.get("messageId")),
-        role=_role(msg.get("role")),
-        parts=read_parts(msg.get("parts")),
-        metadata=as_map(msg.get("metadata")),
+        as_str(msg.get("messageId")),
+        _role(msg.get("role")),
+        read_parts(msg.get("parts")),
+        as_map(msg.get("metadata")),
     )
 
 
 def _optional_message(raw: Any) -> WireMessage | None:
-    return read_message(raw) if isinstance(raw, Mapping) else None
+    return None if raw is None or not isinstance(raw, Mapping) else read_message(raw)
 
 
 def _read_artifact(raw: Any) -> WireArtifact:
     artifact = as_map(raw)
     return WireArtifact(
-        artifact_id=as_str(artifact.get("artifactId")),
-        parts=read_parts(artifact.get("parts")),
-        metadata=as_map(artifact.get("metadata")),
+        as_str(artifact.get("artifactId")),
+        read_parts(artifact.get("parts")),
+        as_map(artifact.get("metadata")),
     )
 
 
 def _read_status(raw: JsonMap) -> StatusFrame:
     status = as_map(raw.get("status"))
     return StatusFrame(
-        task_id=as_str(raw.get("taskId")),
-        context_id=as_str(raw.get("contextId")),
-        state=normalise_state(status.get("state")),
-        message=_optional_message(status.get("message")),
-        metadata=as_map(raw.get("metadata")),
+        as_str(raw.get("taskId")),
+        as_str(raw.get("contextId")),
+        normalise_state(status.get("state")),
+        _optional_message(status.get("message")),
+        as_map(raw.get("metadata")),
     )
 
 
 def _read_artifact_update(raw: JsonMap) -> ArtifactFrame:
     return ArtifactFrame(
-        task_id=as_str(raw.get("taskId")),
-        context_id=as_str(raw.get("contextId")),
-        artifact=_read_artifact(raw.get("artifact")),
-        metadata=as_map(raw.get("metadata")),
-        last_chunk=raw.get("lastChunk") is True,
-        append=raw.get("append") is True,
+        as_str(raw.get("taskId")),
+        as_str(raw.get("contextId")),
+        _read_artifact(raw.get("artifact")),
+        as_map(raw.get("metadata")),
+        raw.get("lastChunk") is True,
+        raw.get("append") is True,
     )
 
 
 def _read_task(raw: JsonMap) -> TaskFrame:
     status = as_map(raw.get("status"))
     return TaskFrame(
-        task_id=as_str(raw.get("id")),
-        context_id=as_str(raw.get("contextId")),
-        state=normalise_state(status.get("state")),
-        status_message=_optional_message(status.get("message")),
-        history=tuple(read_message(m) for m in as_list(raw.get("history"))),
-        artifacts=tuple(_read_artifact(a) for a in as_list(raw.get("artifacts"))),
-        metadata=as_map(raw.get("metadata")),
+        as_str(raw.get("id")),
+        as_str(raw.get("contextId")),
+        normalise_state(status.get("state")),
+        _optional_message(status.get("message")),
+        tuple(read_message(m) for m in as_list(raw.get("history"))),
+        tuple(_read_artifact(a) for a in as_list(raw.get("artifacts"))),
+        as_map(raw.get("metadata")),
     )
 
 

@@ -21,10 +21,10 @@ class DialectStreamDecoder(StreamDecoder):
         self._dialect = DialectFrames()
 
     def feed(self, result: Any) -> list[AgentEvent]:
-        events: list[AgentEvent] = []
-        for frame in self._dialect.frames(read_result(result)):
-            events += super().feed(frame)  # no super() in a comprehension's own scope
-        return events
+        frames = self._dialect.frames(read_result(result))
+        if len(frames) == 1:  # most results: no list of lists to flatten
+            return self._decode(frames[0])
+        return [event for frame in frames for event in self._decode(frame)]
 
 
 def decode_any_result(result: Any, **options: Any) -> list[AgentEvent]:

@@ -56,6 +56,7 @@ from trpc_bridge.codecs.a2a.frames import (
     WireMessage,
     WirePart,
     as_str,
+    merged,
 )
 from trpc_bridge.codecs.a2a.reasoning import is_reasoning
 from trpc_bridge.codecs.dialects.text import ResponseIds, Shown, ShownText
@@ -87,13 +88,6 @@ def _texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
         else:
             text_only = False
     return "".join(text), "".join(thought), text_only
-
-
-def _merged(*maps: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for m in maps:
-        out.update(m)
-    return out
 
 
 def _chunk(
@@ -145,20 +139,23 @@ class DialectFrames:
     _closing: list[Frame] = field(default_factory=list)
 
     def frames(self, frame: Frame) -> list[Frame]:
-        if isinstance(frame, WireMessage):
-            out = self._message(frame)
+        if isinstance(frame, ArtifactFrame):  # most frames of a stream
+            out = self._artifact(frame)
         elif isinstance(frame, StatusFrame):
             out = self._status(frame)
-        elif isinstance(frame, ArtifactFrame):
-            out = self._artifact(frame)
+        elif isinstance(frame, WireMessage):
+            out = self._message(frame)
         else:
             return [frame]
+        if not self._closing:
+            return out
         closing, self._closing = self._closing, []
         return closing + out
 
     def _add(self, frame: Frame, key: str, text: str = "", thought: str = "") -> Shown:
         """A new unit is shown: what was shown in pieces before it is complete."""
-        self._closing += self._close_all(frame)
+        if self._open:
+            self._closing += self._close_all(frame)
         return self._shown.add(key, text, thought)
 
     # --- messages ---------------------------------------------------------------------
@@ -240,13 +237,13 @@ class DialectFrames:
             return [frame]
         if message.role == "user":
             return [replace(frame, message=None)]
-        merged = _merged(message.metadata, frame.metadata)
-        if merged.get(META_OBJECT_TYPE):
+        metadata = merged(message.metadata, frame.metadata)
+        if metadata.get(META_OBJECT_TYPE):
             return [frame]
-        response_id = self._ids.read(merged)
+        response_id = self._ids.read(metadata)
         key = response_id or message.message_id
-        if as_str(merged.get(ADK_ERROR_CODE)):
-            return [_adk_failure(frame, message, merged, key)]
+        if as_str(metadata.get(ADK_ERROR_CODE)):
+            return [_adk_failure(frame, message, metadata, key)]
         text, thought, text_only = _texts(message.parts)
         bare = replace(frame, message=None)
         if not text_only:  # tool calls / results / code: one complete message each
@@ -269,7 +266,7 @@ class DialectFrames:
     def _failure(self, frame: StatusFrame) -> StatusFrame:
         """A failed run (not trpc's: its error carries ``object_type``) fails the
         response in progress: the error goes under that response's id."""
-        metadata = _merged(frame.message.metadata if frame.message else {}, frame.metadata)
+        metadata = merged(frame.message.metadata if frame.message else {}, frame.metadata)
         if metadata.get(META_OBJECT_TYPE) or metadata.get(META_RESPONSE_ID):
             return frame
         # the id its dialect names (ADK's adk_custom_metadata), else the last response's
@@ -282,12 +279,12 @@ class DialectFrames:
 
     def _artifact(self, frame: ArtifactFrame) -> list[Frame]:
         artifact = frame.artifact
-        merged = _merged(artifact.metadata, frame.metadata)
+        metadata = merged(artifact.metadata, frame.metadata)
         artifact_id = artifact.artifact_id
-        object_type = merged.get(META_OBJECT_TYPE)
+        object_type = metadata.get(META_OBJECT_TYPE)
         known = self._artifacts.get(artifact_id) if artifact_id else None
-        key = as_str(merged.get(META_RESPONSE_ID)) or (
-            known.key if known else self._ids.read(merged) or artifact_id
+        key = as_str(metadata.get(META_RESPONSE_ID)) or (
+            known.key if known else self._ids.read(metadata) or artifact_id
         )
         if object_type:
             self._record(frame, key, artifact.parts, object_type)
@@ -366,18 +363,18 @@ def _text_parts(text: str, reasoning: str) -> tuple[WirePart, ...]:
 
 
 def _adk_failure(
-    frame: StatusFrame, message: WireMessage, merged: Mapping[str, Any], key: str
+    frame: StatusFrame, message: WireMessage, metadata: Mapping[str, Any], key: str
 ) -> StatusFrame:
     """ADK sends a model error as one more ``working`` message (text = the error message,
     ``adk_error_code``) before its ``failed`` status: it is the run's failure."""
     text, _, _ = _texts(message.parts)
-    metadata = {
-        **merged,
-        META_ERROR_CODE: as_str(merged.get(ADK_ERROR_CODE)),
+    failure = {
+        **metadata,
+        META_ERROR_CODE: as_str(metadata.get(ADK_ERROR_CODE)),
         META_ERROR_MESSAGE: text,
         META_RESPONSE_ID: key,
     }
-    return replace(frame, state="failed", message=message, metadata=metadata)
+    return replace(frame, state="failed", message=message, metadata=failure)
 
 
 def error_message_as_failure(frame: Frame, response_id: str | None = None) -> Frame:

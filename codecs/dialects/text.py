@@ -59,6 +59,8 @@ class ResponseIds:
         explicit = metadata.get(META_RESPONSE_ID)
         if isinstance(explicit, str) and explicit:
             return explicit
+        if ADK_CUSTOM_METADATA not in metadata and ADK_EVENT_ID not in metadata:
+            return ""  # not ADK's (most frames)
         custom = _adk_custom(metadata).get(META_RESPONSE_ID)
         event_id = metadata.get(ADK_EVENT_ID)
         event_id = event_id if isinstance(event_id, str) else ""
@@ -82,7 +84,7 @@ def weight(text: str) -> int:
     return len("".join(unicodedata.normalize("NFD", text).split())) if text else 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Shown:
     """One unit shown so far: its id (``""``: none) and its text and reasoning."""
 

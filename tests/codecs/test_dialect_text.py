@@ -63,3 +63,30 @@ def test_the_whole_repeats_its_pieces_in_any_normal_form(
     if normalise(whole):
         assert shown.copied(whole, "", loose=True) is not None
     assert weight(whole) == sum(weight(p) for p in pieces)
+
+
+_IDS = st.sampled_from(["", "r1", "e1", "e2"])
+_ADK_METADATA = st.fixed_dictionaries(
+    {},
+    optional={
+        "llm_response_id": _IDS,
+        "adk_event_id": _IDS,
+        "adk_custom_metadata": st.one_of(
+            st.builds(lambda r: {"llm_response_id": r}, _IDS), st.just("not json")
+        ),
+    },
+)
+
+
+@given(st.lists(_ADK_METADATA, max_size=4), st.sampled_from([{}, {"llm_response_id": "r9"}]))
+def test_response_ids_without_adk_keys_read_as_with_them_empty(
+    before: list[dict[str, object]], metadata: dict[str, object]
+) -> None:
+    """The early answer for metadata without ADK keys is what the ADK path reads when
+    those keys hold nothing, whatever ids the stream learnt before."""
+    fast, general = ResponseIds(), ResponseIds()
+    for seen in before:
+        fast.read(seen)
+        general.read(seen)
+    empty_adk = {**metadata, "adk_custom_metadata": None, "adk_event_id": None}
+    assert fast.read(metadata) == general.read(empty_adk)

@@ -37,7 +37,7 @@ DataPartMapper = Callable[[Any, JsonMap], Sequence[ContentPart] | None]
 _DATA_PART_COMPAT = "data_part_compat"
 
 
-@dataclass
+@dataclass(slots=True)
 class Content:
     """The parsed parts of one message (trpc's ``parseA2AMessagePartsWithMappers``)."""
 
@@ -160,7 +160,9 @@ def _code_field(data: Any, key: str) -> str:
     return as_str(value.get(key)) or as_str(value.get("content"))
 
 
-def has_content(parts: Iterable[WirePart]) -> bool:
+def has_content(parts: Sequence[WirePart]) -> bool:
     """Any part but an empty text (the one the 1.0 wire adds to satisfy required fields,
     ``docs/specs/trpc-interaction.md`` §2.12)."""
+    if not parts:  # most frames of a trpc stream carry none
+        return False
     return any(part.kind != "text" or part.text for part in parts)

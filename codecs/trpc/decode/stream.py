@@ -18,6 +18,7 @@ from trpc_bridge.codecs.a2a.frames import (
     Frame,
     StatusFrame,
     WireMessage,
+    merged,
     read_result,
 )
 from trpc_bridge.codecs.a2a.proto_frames import read_proto
@@ -29,7 +30,6 @@ from trpc_bridge.codecs.trpc.decode.units import (
     artifact_unit,
     has_response_metadata,
     has_text,
-    merged,
     message_unit,
     status_unit,
     task_units,
@@ -83,10 +83,12 @@ class StreamDecoder:
     def feed(self, result: Any) -> list[AgentEvent]:
         """Events for one streamed result. Raises only :class:`CodecError` (unrecognisable
         result); the caller should skip such a frame, as trpc's client does."""
-        frame = read_result(result)
+        return self._decode(read_result(result))
+
+    def _decode(self, frame: Frame) -> list[AgentEvent]:
         if self.finished:
             return []  # trpc stops at a terminal error; nothing follows a terminal state
-        events = [e for unit in self._units(frame) if (e := self._event(unit)) is not None]
+        events = [self._event(unit) for unit in self._units(frame)]
         for event in events:
             if event.is_terminal_error():
                 self.finished = True
@@ -108,16 +110,17 @@ class StreamDecoder:
 
     def _units(self, frame: Frame) -> list[Unit]:
         mappers = self._mappers
-        if isinstance(frame, WireMessage):
-            return [message_unit(frame, mappers)]
-        if isinstance(frame, ArtifactFrame):
+        if isinstance(frame, ArtifactFrame):  # most frames of a stream
+            artifact = frame.artifact
             self._track(frame.task_id, frame.context_id, self.state or "working")
-            self._seen_artifacts.add(frame.artifact.artifact_id)
-            metadata = merged(frame.artifact.metadata, frame.metadata)
-            keep = has_content(frame.artifact.parts) or has_response_metadata(metadata)
+            self._seen_artifacts.add(artifact.artifact_id)
+            metadata = merged(artifact.metadata, frame.metadata)
+            keep = has_content(artifact.parts) or has_response_metadata(metadata)
             # Go v0 drops every lastChunk frame, with the llm_response_id / state_delta the
             # server put there; only empty frames without response metadata are noise.
             return [artifact_unit(frame, mappers, metadata)] if keep else []
+        if isinstance(frame, WireMessage):
+            return [message_unit(frame, mappers)]
         if isinstance(frame, StatusFrame):
             units = self._status_units(frame)
             self._track(frame.task_id, frame.context_id, frame.state)
@@ -137,7 +140,7 @@ class StreamDecoder:
 
     # --- units → events ---------------------------------------------------------------
 
-    def _event(self, unit: Unit) -> AgentEvent | None:
+    def _event(self, unit: Unit) -> AgentEvent:
         factory = self._factory
         error_event = factory.error_event(unit)
         if error_event is not None:
@@ -149,13 +152,13 @@ class StreamDecoder:
             choices = [Choice(index=i, message=m) for i, m in enumerate(content.tool_responses)]
             if has_text(content):  # Go v0 loses text that comes with tool results
                 choices.append(Choice(index=len(choices), message=text_message(unit.role, content)))
-            return factory.new(unit, object=ObjectType.TOOL_RESPONSE, choices=choices)
+            return factory.new(unit, ObjectType.TOOL_RESPONSE, choices)
         if content.code is not None or content.code_result is not None:
             # Go v0 turns code into a partial delta; trpc agents emit it as a full message.
             return factory.new(
                 unit,
-                object=unit.meta.object_type or ObjectType.CODE_EXECUTION,
-                choices=[Choice(message=text_message(unit.role, content))],
+                unit.meta.object_type or ObjectType.CODE_EXECUTION,
+                [Choice(message=text_message(unit.role, content))],
             )
         if unit.meta.object_type == ObjectType.COMPLETION:
             return self._completing_event(unit)
@@ -169,9 +172,7 @@ class StreamDecoder:
             # streamed it first under the same id: restore the complete response.
             message.content = pieces.text
             message.reasoning_content = pieces.reasoning
-        return self._factory.new(
-            unit, object=ObjectType.COMPLETION, choices=[Choice(message=message)]
-        )
+        return self._factory.new(unit, ObjectType.COMPLETION, [Choice(message=message)])
 
     def _completing_event(self, unit: Unit) -> AgentEvent:
         """A non-partial ``chat.completion`` text frame: the complete response.
@@ -180,30 +181,29 @@ class StreamDecoder:
         shows it twice); trpc's v1 server sends the frame with no parts. Either way the
         event carries the complete text in ``message`` and no ``delta``.
         """
-        pieces = self._pieces.pop(unit.event_id, _Pieces())
+        pieces = self._pieces.pop(unit.event_id, None)
         message = text_message(unit.role, unit.content)
-        if not message.content:
-            message.content = pieces.text
-        if not message.reasoning_content:
-            message.reasoning_content = pieces.reasoning
-        return self._factory.new(
-            unit, object=ObjectType.COMPLETION, choices=[Choice(message=message)]
-        )
+        if pieces is not None:
+            message.content = message.content or pieces.text
+            message.reasoning_content = message.reasoning_content or pieces.reasoning
+        return self._factory.new(unit, ObjectType.COMPLETION, [Choice(message=message)])
 
     def _delta_event(self, unit: Unit) -> AgentEvent:
         content = unit.content
         object_type = unit.meta.object_type or ObjectType.CHUNK
         graph_done = object_type == ObjectType.GRAPH_EXECUTION
         if object_type == ObjectType.CHUNK and (content.text or content.reasoning):
-            pieces = self._pieces.setdefault(unit.event_id, _Pieces())
+            pieces = self._pieces.get(unit.event_id)
+            if pieces is None:
+                pieces = self._pieces[unit.event_id] = _Pieces()
             pieces.text += content.text
             pieces.reasoning += content.reasoning
         return self._factory.new(
             unit,
-            object=object_type,
+            object_type,
+            [Choice(delta=text_message(unit.role, content))],
             is_partial=not graph_done,
             done=graph_done,
-            choices=[Choice(delta=text_message(unit.role, content))],
         )
 
 

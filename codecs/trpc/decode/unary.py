@@ -41,7 +41,7 @@ def _unary_event(factory: EventFactory, unit: Unit) -> AgentEvent:
     if not choices:
         choices.append(Choice(message=ChatMessage(role=Role.ASSISTANT)))
     object_type = unit.meta.object_type or inferred_object(content)
-    return factory.new(unit, object=object_type, choices=choices)
+    return factory.new(unit, object_type, choices)
 
 
 def decode_result(

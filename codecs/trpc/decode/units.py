@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from trpc_bridge.codecs.a2a.frames import (
     FAILURE_STATES,
@@ -17,6 +16,7 @@ from trpc_bridge.codecs.a2a.frames import (
     TaskFrame,
     WireMessage,
     as_str,
+    merged,
     normalise_state,
 )
 from trpc_bridge.codecs.trpc.decode.parts import Content, DataPartMapper, parse_parts
@@ -51,7 +51,12 @@ from trpc_bridge.events import (
 NO_MESSAGE = WireMessage("", "agent", (), {})
 
 
-@dataclass(frozen=True)
+# Meta and Unit live for one frame's decoding, and a stream builds one of each per frame:
+# plain slotted dataclasses, which cost half of what frozen ones cost to build, built by
+# position on the stream's paths (a class called with keywords builds a dict each time).
+
+
+@dataclass(slots=True)
 class Meta:
     """Response metadata of one message (§4.3 "Message metadata")."""
 
@@ -68,13 +73,13 @@ class Meta:
     def read(cls, metadata: JsonMap, task_state: str = "") -> Meta:
         state = task_state or normalise_state(metadata.get(META_TASK_STATE))
         return cls(
-            object_type=as_str(metadata.get(META_OBJECT_TYPE)),
-            tag=as_str(metadata.get(META_TAG)),
-            response_id=as_str(metadata.get(META_RESPONSE_ID)),
-            state_delta=decode_state_delta(metadata.get(META_STATE_DELTA)),
-            task_state=state,
-            raw=metadata,
-            usage=decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
+            as_str(metadata.get(META_OBJECT_TYPE)),
+            as_str(metadata.get(META_TAG)),
+            as_str(metadata.get(META_RESPONSE_ID)),
+            decode_state_delta(metadata.get(META_STATE_DELTA)),
+            state,
+            metadata,
+            decode_usage(metadata[META_USAGE]) if META_USAGE in metadata else None,
         )
 
     def error(self, fallback_text: str) -> ResponseError | None:
@@ -94,14 +99,6 @@ class Meta:
         return self.task_state in FAILURE_STATES
 
 
-def merged(*maps: JsonMap) -> dict[str, Any]:
-    """Later maps win (trpc v1: status.message.metadata overlaid by the outer metadata)."""
-    out: dict[str, Any] = {}
-    for m in maps:
-        out.update(m)
-    return out
-
-
 def _failure_text(state: str) -> str:
     return f"remote task {state}"
 
@@ -110,7 +107,7 @@ def _role(role: str) -> str:
     return Role.USER if role == "user" else Role.ASSISTANT
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Unit:
     """One message-like unit to turn into an event: a message, an artifact, a status."""
 
@@ -131,20 +128,34 @@ class EventFactory:
         self._invocation_id = invocation_id
         self._author = author
 
-    def new(self, unit: Unit, **fields: Any) -> AgentEvent:
-        tag = unit.meta.tag
-        if not tag and unit.content.code is not None:
+    def new(
+        self,
+        unit: Unit,
+        object_type: str,
+        choices: list[Choice],
+        *,
+        is_partial: bool = False,
+        done: bool = False,
+        error: ResponseError | None = None,
+    ) -> AgentEvent:
+        meta, content = unit.meta, unit.content
+        tag = meta.tag
+        if not tag and content.code is not None:
             tag = Tag.CODE  # ADK peers send code parts without trpc's tag
-        elif not tag and unit.content.code_result is not None:
+        elif not tag and content.code_result is not None:
             tag = Tag.CODE_RESULT
         return AgentEvent(
-            id=unit.event_id,
+            id=meta.response_id or unit.fallback_id,
+            object=object_type,
+            choices=choices,
+            is_partial=is_partial,
+            done=done,
+            error=error,
             tag=tag,
-            state_delta=unit.meta.state_delta,
-            usage=unit.meta.usage,
+            state_delta=meta.state_delta,
+            usage=meta.usage,
             invocation_id=self._invocation_id,
             author=self._author,
-            **fields,
         )
 
     def error_event(self, unit: Unit) -> AgentEvent | None:
@@ -154,12 +165,12 @@ class EventFactory:
             failure = unit.meta.error(content.text) or ResponseError(
                 type=ErrorType.FLOW, message=content.text or _failure_text(unit.meta.task_state)
             )
-            return self.new(unit, object=ObjectType.ERROR, done=True, error=failure)
+            return self.new(unit, ObjectType.ERROR, [], done=True, error=failure)
         error = unit.meta.error(content.text)
         if error is None:
             return None
         if unit.terminal_frame:
-            return self.new(unit, object=ObjectType.ERROR, done=True, error=error)
+            return self.new(unit, ObjectType.ERROR, [], done=True, error=error)
         message = ChatMessage(
             role=_role(unit.role),
             content=content.shown_text() or error.message,
@@ -168,9 +179,9 @@ class EventFactory:
         object_type = unit.meta.object_type
         return self.new(
             unit,
-            object=ObjectType.COMPLETION if object_type in ("", ObjectType.ERROR) else object_type,
+            ObjectType.COMPLETION if object_type in ("", ObjectType.ERROR) else object_type,
+            [Choice(message=message)],
             error=error,
-            choices=[Choice(message=message)],
         )
 
 
@@ -295,12 +306,13 @@ def artifact_unit(
     if metadata is None:
         # trpc v1: artifact metadata overlaid by the event metadata (v0 reads the event's).
         metadata = merged(frame.artifact.metadata, frame.metadata)
+    artifact = frame.artifact
     return Unit(
-        fallback_id=frame.artifact.artifact_id,
-        role="agent",
-        content=parse_parts(frame.artifact.parts, mappers),
-        meta=Meta.read(metadata),
-        terminal_frame=frame.last_chunk,
+        artifact.artifact_id,  # fallback_id
+        "agent",
+        parse_parts(artifact.parts, mappers),
+        Meta.read(metadata),
+        frame.last_chunk,  # terminal_frame
     )
 
 
