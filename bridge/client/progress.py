@@ -21,6 +21,7 @@ from trpc_bridge.codecs.a2a.frames import Frame
 from trpc_bridge.codecs.tfrs import (
     EXTENSION_URI,
     NO_ENVELOPE,
+    PROGRESS_FRAMES,
     ProgressConsumer,
     ProgressEvents,
     ProgressItem,
@@ -65,6 +66,8 @@ class ProgressTap:
 
     def take(self, frame: Frame) -> tuple[list[AgentEvent], Frame]:
         """The events the progress in ``frame`` makes, and the frame for the decoder."""
+        if not isinstance(frame, PROGRESS_FRAMES):  # most of a stream: nothing to look at
+            return [], frame
         events: list[AgentEvent] = []
         for item in self.consumer.feed_frame(frame):
             self.speaks_tfrs = self.speaks_tfrs or item.problem != NO_ENVELOPE

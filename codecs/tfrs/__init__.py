@@ -11,6 +11,7 @@
 """
 
 from trpc_bridge.codecs.tfrs.consumer import (
+    PROGRESS_FRAMES,
     ProgressConsumer,
     content_only,
     frame_items,
@@ -41,6 +42,7 @@ __all__ = [
     "HARD_LIMIT",
     "METADATA_KEY",
     "NO_ENVELOPE",
+    "PROGRESS_FRAMES",
     "REQUEST_METADATA_KEY",
     "SOFT_LIMIT",
     "VERSION",

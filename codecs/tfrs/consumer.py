@@ -63,6 +63,12 @@ def message_item(
     return ProgressItem(envelope, text, task_id, message.message_id, problem)
 
 
+#: The results that can carry progress: a status update's message, a task's history and
+#: status message. Artifacts and messages never do (:func:`frame_items` and
+#: :func:`content_only` give nothing for them and leave them as they are).
+PROGRESS_FRAMES = (StatusFrame, TaskFrame)
+
+
 def frame_items(frame: Frame) -> list[ProgressItem]:
     """The progress items one result carries, in order (duplicates included)."""
     if isinstance(frame, StatusFrame):
