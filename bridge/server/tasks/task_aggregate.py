@@ -108,8 +108,11 @@ class _ArtifactAcc:
                 return
         self.parts.append(_TextRun([delta.text], _struct(source), source, from_delta=True))
 
-    def build(self) -> Artifact:
-        artifact = Artifact(artifact_id=self.artifact_id)
+    def build(self, artifact: Artifact | None = None) -> Artifact:
+        """The artifact (filled into ``artifact``, e.g. a task's new entry, when given)."""
+        if artifact is None:
+            artifact = Artifact()
+        artifact.artifact_id = self.artifact_id
         if self.metadata:
             artifact.metadata.CopyFrom(self.metadata)
         for part in self.parts:
@@ -224,7 +227,9 @@ class TaskAggregate:
         if history_length is not None:
             history = history[-history_length:] if history_length > 0 else []
         task.history.extend(history)
-        task.artifacts.extend(acc.build() for acc in self._artifacts.values())
+        artifacts = task.artifacts
+        for acc in self._artifacts.values():
+            acc.build(artifacts.add())  # built in place: no artifact built, then copied in
         if self.metadata:
             task.metadata.CopyFrom(self.metadata)
         return task
