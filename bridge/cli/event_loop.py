@@ -6,29 +6,17 @@ bridge it removes about 11 % of the instructions of a unary ``message/send`` and
 a stream's per-frame cost (transport writes, callbacks): ``bench/vs_go.py`` measures the
 servers as started here. :class:`~trpc_bridge.server.BridgeServer` itself runs on
 whatever loop it is started on.
-
-The collector is tuned for a server before the loop starts (:func:`tune_gc`): a request
-allocates thousands of short-lived objects (frames, events, protobuf messages), so with
-CPython's default threshold (700) the youngest generation is collected several times per
-request, and every full collection walks the objects of all the imported modules. After
-:func:`gc.freeze` those are out of its reach, and collecting the young every 7,000
-allocations instead takes about 2 % of a proxied stream's instructions away
-(``bench/stream_instructions.py``). Garbage without cycles is freed as before (reference
-counting); only cycles wait a little longer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 #: Environment variable: ``asyncio`` (asyncio's loop), ``uvloop`` (required) or ``auto``.
 LOOP_ENV = "TRPC_BRIDGE_LOOP"
-#: Allocations between two collections of the youngest generation (CPython's: 700).
-GC_YOUNG_THRESHOLD = 7000
 
 
 class LoopError(ValueError):
@@ -53,21 +41,12 @@ def loop_factory(choice: str | None = None) -> Callable[[], asyncio.AbstractEven
     return factory
 
 
-def tune_gc() -> None:
-    """The collector as a long-running server wants it (see the module doc)."""
-    gc.freeze()
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
-
-
 def run(main: Coroutine[Any, Any, None]) -> None:
-    """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses, the collector
-    tuned (:func:`tune_gc`)."""
+    """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses."""
     try:
         factory = loop_factory()
     except LoopError:
         main.close()  # never started: no "never awaited" warning
         raise
-    tune_gc()
     with asyncio.Runner(loop_factory=factory) as runner:
         runner.run(main)
