@@ -108,9 +108,35 @@ def value_to_json(value: Value) -> Any:
     return proto_struct.value_to_json(value, _number)
 
 
+#: Metadata maps already read (:func:`metadata_to_json`), by their serialized bytes.
+_METADATA: dict[bytes, dict[str, Any]] = {}
+#: Maps kept at once (cleared when full) and the largest one kept: a stream's metadata
+#: maps are few and small (object type, response id, part type).
+_MAX_METADATA = 256
+_MAX_METADATA_BYTES = 512
+
+
+def metadata_to_json(struct: Struct) -> dict[str, Any]:
+    """:func:`struct_to_json` of a metadata map, read once per distinct map: the same few
+    maps (``object_type``, ``llm_response_id``, part types) come on frame after frame,
+    and an artifact's is a copy of its update's. Serializing is a quarter of reading,
+    and equal bytes are the same entries in the same iteration order (upb serializes a
+    map in the order it iterates it), so the dict is what :func:`struct_to_json` would
+    make. Shared by every frame that has that map: write it, never change it."""
+    key = struct.SerializeToString()
+    found = _METADATA.get(key)
+    if found is None:
+        found = struct_to_json(struct)
+        if len(key) <= _MAX_METADATA_BYTES:
+            if len(_METADATA) >= _MAX_METADATA:
+                _METADATA.clear()
+            _METADATA[key] = found
+    return found
+
+
 def part_to_json(part: Part) -> dict[str, Any]:
     which = part.WhichOneof("content")
-    metadata = struct_to_json(part.metadata) if part.HasField("metadata") else None
+    metadata = metadata_to_json(part.metadata) if part.HasField("metadata") else None
     if which == "text":
         out: dict[str, Any] = {"kind": "text"}
         if metadata is not None:
@@ -121,8 +147,7 @@ def part_to_json(part: Part) -> dict[str, Any]:
         data = value_to_json(part.data)
         if not isinstance(data, dict):  # the SDK's wrapping of a non-object DataPart
             data = {"value": data}
-            metadata = metadata or {}
-            metadata["data_part_compat"] = True
+            metadata = {**(metadata or {}), "data_part_compat": True}  # a shared dict
         out = {"data": data, "kind": "data"}
         if metadata is not None:
             out["metadata"] = metadata
@@ -158,7 +183,7 @@ def message_to_json(message: Message) -> dict[str, Any]:
     out["kind"] = "message"
     out["messageId"] = message.message_id
     if message.metadata.fields:  # non-empty, unlike the other metadata fields (HasField)
-        out["metadata"] = struct_to_json(message.metadata)
+        out["metadata"] = metadata_to_json(message.metadata)
     out["parts"] = [part_to_json(p) for p in message.parts]
     if message.reference_task_ids:
         out["referenceTaskIds"] = list(message.reference_task_ids)
@@ -208,7 +233,7 @@ def artifact_to_json(artifact: Artifact) -> dict[str, Any]:
     if artifact.extensions:
         out["extensions"] = list(artifact.extensions)
     if artifact.HasField("metadata"):
-        out["metadata"] = struct_to_json(artifact.metadata)
+        out["metadata"] = metadata_to_json(artifact.metadata)
     if artifact.name:
         out["name"] = artifact.name
     out["parts"] = [part_to_json(p) for p in artifact.parts]
@@ -224,7 +249,7 @@ def artifact_update_to_json(update: TaskArtifactUpdateEvent) -> dict[str, Any]:
         "lastChunk": update.last_chunk,
     }
     if update.HasField("metadata"):
-        out["metadata"] = struct_to_json(update.metadata)
+        out["metadata"] = metadata_to_json(update.metadata)
     out["taskId"] = update.task_id
     return out
 
@@ -237,7 +262,7 @@ def status_update_to_json(update: TaskStatusUpdateEvent) -> dict[str, Any]:
         "kind": "status-update",
     }
     if update.HasField("metadata"):
-        out["metadata"] = struct_to_json(update.metadata)
+        out["metadata"] = metadata_to_json(update.metadata)
     out["status"] = status_to_json(update.status) if has_status else {"state": "unknown"}
     out["taskId"] = update.task_id
     return out
@@ -253,7 +278,7 @@ def task_to_json(task: Task) -> dict[str, Any]:
     out["id"] = task.id
     out["kind"] = "task"
     if task.HasField("metadata"):
-        out["metadata"] = struct_to_json(task.metadata)
+        out["metadata"] = metadata_to_json(task.metadata)
     out["status"] = status_to_json(task.status) if task.HasField("status") else {"state": "unknown"}
     return out
 
@@ -423,4 +448,6 @@ class StreamWriter:
             if around is not _NO_BYTES:
                 return b"".join((self._head, around[0], orjson.dumps(frame.text), around[1], b"}"))
             frame = frame.to_proto()
-        return success_response(frame, self.request_id)  # type: ignore[arg-type]
+        # :func:`success_response` without its envelope dict: the result is the last key.
+        result = result_to_json(frame)  # type: ignore[arg-type]
+        return b"".join((self._head, orjson.dumps(result, default=_stream_number), b"}"))

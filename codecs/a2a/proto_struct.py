@@ -39,8 +39,15 @@ def _plain(number: float) -> Any:
 def struct_to_json(struct: Struct, number: Callable[[float], Any] = _plain) -> dict[str, Any]:
     """``MessageToDict(struct)``; ``number`` turns each finite number into what is kept."""
     fields = struct.fields
+    out: dict[str, Any] = {}
     # Keys then lookups: the map's ``items()`` is the ABC's generic view, twice the cost.
-    return {key: value_to_json(fields[key], number) for key in fields}
+    for key in fields:
+        value = fields[key]
+        # Nearly every value is a non-empty string, and only a string Value has one: no
+        # ``WhichOneof`` and no call for it ("" may be the default of another kind).
+        text = value.string_value
+        out[key] = text if text else value_to_json(value, number)
+    return out
 
 
 def value_to_json(value: Value, number: Callable[[float], Any] = _plain) -> Any:
