@@ -286,7 +286,11 @@ class AgentEvent(EventModel):
     def is_tool_event(self) -> bool:
         """Tool calls or tool results in a complete message (trpc v0 never looks at the
         delta for this, ``docs/specs/trpc-interaction.md`` §2.1 step 5)."""
-        return any(c.message.tool_calls or c.message.is_tool_result for c in self.choices)
+        for choice in self.choices:  # a loop, not any(): asked of every event encoded
+            message = choice.message
+            if message.tool_calls or message.is_tool_result:
+                return True
+        return False
 
     def is_terminal_error(self) -> bool:
         """trpc-agent-go's ``IsTerminalError``: an error that ends the run."""
