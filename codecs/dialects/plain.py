@@ -36,13 +36,13 @@ from trpc_bridge.codecs.encoding import (
     WireVersion,
     fill_required_parts,
 )
-from trpc_bridge.codecs.trpc.encode import (
+from trpc_bridge.codecs.trpc.request import content_part_to_a2a
+from trpc_bridge.codecs.trpc.stream_frames import (
     completed_status,
     error_task_state,
     submitted_status,
     task_status,
 )
-from trpc_bridge.codecs.trpc.request import content_part_to_a2a
 from trpc_bridge.events import AgentEvent, ChatMessage, ContentPart, ObjectType, TaskStateName
 from trpc_bridge.names import new_id
 

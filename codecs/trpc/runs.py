@@ -32,22 +32,24 @@ from trpc_bridge.codecs.encoding import (
 )
 from trpc_bridge.codecs.trpc.encode import (
     EncodedMessage,
+    encode_event,
+    response_metadata,
+    streamed_text,
+)
+from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
+from trpc_bridge.codecs.trpc.request import supports_spec_version
+from trpc_bridge.codecs.trpc.stream_frames import (
     artifact_update,
     completed_status,
-    encode_event,
     error_metadata,
     error_status,
     error_status_message,
     error_task_state,
     final_artifact_update,
     generic_error_message,
-    response_metadata,
-    streamed_text,
     submitted_status,
     task_status,
 )
-from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
-from trpc_bridge.codecs.trpc.request import supports_spec_version
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.names import new_id, new_ids
 

@@ -15,11 +15,8 @@ from hypothesis import strategies as st
 from trpc_bridge.codecs.encoding import EncodeOptions
 from trpc_bridge.codecs.errors import CodecError
 from trpc_bridge.codecs.trpc.decode import StreamDecoder, decode_result
-from trpc_bridge.codecs.trpc.encode import (
-    artifact_update,
-    encode_event,
-    error_status,
-)
+from trpc_bridge.codecs.trpc.encode import encode_event
+from trpc_bridge.codecs.trpc.stream_frames import artifact_update, error_status
 from trpc_bridge.events import AgentEvent, Usage
 from trpc_bridge.message_aggregate import aggregate
 

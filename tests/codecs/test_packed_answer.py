@@ -22,8 +22,8 @@ from test_vectors_encode import ENCODE_VECTORS, events_of, load, options_of
 from trpc_bridge.codecs.a2a.json03 import timestamp_json, unary_response
 from trpc_bridge.codecs.a2a.packed import PackedResult, as_result
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget, WireVersion
-from trpc_bridge.codecs.trpc.encode import stamp_now
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder
+from trpc_bridge.codecs.trpc.stream_frames import stamp_now
 from trpc_bridge.events import (
     AgentEvent,
 )

@@ -1,5 +1,5 @@
 """The trpc stream encoder's shortcuts write what the general path builds: bare artifact
-updates copied from a template (``encode._bare_template``) and DataPart metadata copied
+updates copied from a template (``stream_frames._bare_template``) and DataPart metadata copied
 from a built Struct (``encode._data_part_metadata``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from trpc_bridge.codecs.a2a.json03 import success_response
 from trpc_bridge.codecs.a2a.proto_struct import fill_struct
 from trpc_bridge.codecs.encoding import EncodeOptions
-from trpc_bridge.codecs.trpc import encode
+from trpc_bridge.codecs.trpc import encode, stream_frames
 from trpc_bridge.codecs.trpc.keys import (
     ADK_PREFIX,
     CODE_EXECUTION_RESULT,
@@ -53,9 +53,11 @@ def test_an_artifact_update_is_the_one_built(
     if encoded is None:
         return
     task_id, context_id = ids
-    built = encode._built_update(encoded, task_id=task_id, context_id=context_id, append=append)
+    built = stream_frames._built_update(
+        encoded, task_id=task_id, context_id=context_id, append=append
+    )
     for _ in range(2):  # the template built, then reused
-        fast = encode.artifact_update(
+        fast = stream_frames.artifact_update(
             encoded, task_id=task_id, context_id=context_id, append=append
         )
         same(fast, built)
@@ -65,9 +67,9 @@ def test_a_preprocessing_frame_comes_from_its_template() -> None:
     event = AgentEvent(object="preprocessing.basic", is_partial=True)
     encoded = encode.encode_event(event, EncodeOptions(), streaming=True)
     assert encoded is not None
-    first = encode.artifact_update(encoded, task_id="t1", context_id="c1")
-    second = encode.artifact_update(encoded, task_id="t2", context_id="c2")
-    assert (False, ("object_type", "preprocessing.basic")) in encode._BARE
+    first = stream_frames.artifact_update(encoded, task_id="t1", context_id="c1")
+    second = stream_frames.artifact_update(encoded, task_id="t2", context_id="c2")
+    assert (False, ("object_type", "preprocessing.basic")) in stream_frames._BARE
     assert (first.task_id, second.task_id, second.context_id) == ("t1", "t2", "c2")
     second.task_id = "t1"
     second.context_id = "c1"

@@ -45,9 +45,9 @@ from trpc_bridge.codecs.encoding import (
     as_proto,
     select_encoding,
 )
-from trpc_bridge.codecs.trpc.encode import final_artifact_update
 from trpc_bridge.codecs.trpc.request import message_to_request
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder, unary_task_id
+from trpc_bridge.codecs.trpc.stream_frames import final_artifact_update
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.a2a.card import build_agent_card
 

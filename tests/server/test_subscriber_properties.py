@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta, TextRuns
 from trpc_bridge.codecs.encoding import RunFrame
-from trpc_bridge.codecs.trpc.encode import task_status
+from trpc_bridge.codecs.trpc.stream_frames import task_status
 from trpc_bridge.server.tasks.subscriber import Subscriber, SubscriberBase, TextSubscriber
 
 # A frame: ("text", artifact, append, text), ("data", artifact) or ("status",)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from a2a.types import TaskStatusUpdateEvent
 
-from trpc_bridge.codecs.trpc.encode import error_status
+from trpc_bridge.codecs.trpc.stream_frames import error_status
 from trpc_bridge.events import AgentEvent
 
 #: ``error_type`` of an interrupted task.

@@ -20,7 +20,7 @@ from a2a.types import Message, Task, TaskState, TaskStatusUpdateEvent
 
 from trpc_bridge.codecs.a2a.text_delta import TextDelta
 from trpc_bridge.codecs.encoding import StreamEncoding, StreamFrame
-from trpc_bridge.codecs.trpc.encode import task_status
+from trpc_bridge.codecs.trpc.stream_frames import task_status
 from trpc_bridge.events import AgentEvent
 from trpc_bridge.server.tasks.interruption import interrupted_status
 from trpc_bridge.server.tasks.states import INTERRUPTED_STATES, TERMINAL_STATES

@@ -43,7 +43,7 @@ from a2a.utils.errors import (
 )
 
 from trpc_bridge.codecs.encoding import StreamFrame
-from trpc_bridge.codecs.trpc.encode import task_status
+from trpc_bridge.codecs.trpc.stream_frames import task_status
 from trpc_bridge.names import new_id, shown_id
 from trpc_bridge.server.tasks.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.tasks.live_task import FrameObserver, Journal, Lease, LiveTask
