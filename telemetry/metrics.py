@@ -465,10 +465,14 @@ class RunMeter:
         if error is not None and event.is_terminal_error():
             self._error = error_type(error.type)
 
-    def relayed(self) -> None:
+    def relayed(self, *, text: bool = True) -> None:
         """What :meth:`observe` notes of a streamed text delta the proxy relayed without
-        making it an event (``server/proxying``)."""
-        self.observe(_RELAYED_DELTA)
+        making it an event (``server/proxying``); ``text=False``: of an update without
+        content (a partial event without text or error: one event, nothing else)."""
+        if text:
+            self.observe(_RELAYED_DELTA)
+        else:
+            self._events += 1
 
     def end(self, *, cancelled: bool = False) -> None:
         """Record the run; ``cancelled``: it was stopped before its end (a consumer that

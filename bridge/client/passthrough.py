@@ -49,6 +49,12 @@ class Passthrough(Protocol):
         """``result`` (parsed JSON) is handled: the decoder does not see it."""
         ...
 
+    def take_bare(self, object_type: str) -> bool:
+        """A bare update of ``object_type`` is handled: one the decoder named
+        (:meth:`~trpc_bridge.codecs.trpc.decode.StreamDecoder.bare_type`), whose decoding
+        would only have been its event; the decoder absorbs it instead."""
+        ...
+
     def standing(self) -> list[Any]:
         """Results standing for those taken since the last call, in order: fed to the
         decoder for its state only (their events are dropped)."""

@@ -457,10 +457,16 @@ class RemoteAgent:
                         continue
                     taken = False
                     for result in item:  # a batch of results as JSON
-                        if passthrough.take(result):
+                        # After the task's end the decoder drops what follows: decoded.
+                        if not decoder.finished and passthrough.take(result):
                             taken = True
                             continue
                         absorb()
+                        bare = decoder.bare_type(result)
+                        if bare is not None and passthrough.take_bare(bare):
+                            decoder.absorb_bare()
+                            taken = True
+                            continue
                         frame = self._raw_results().frame(result)
                         for event in decode(frame) if frame is not None else ():
                             yield event

@@ -26,6 +26,13 @@ class DialectStreamDecoder(StreamDecoder):
             return self._decode(frames[0])
         return [event for frame in frames for event in self._decode(frame)]
 
+    def bare_type(self, result: Any) -> str | None:
+        # A bare update completes the pieces still open (frames of their own): decoded.
+        return None if self._dialect.pieces_open else super().bare_type(result)
+
+    def absorb_bare(self) -> None:
+        self._dialect.note_bare()
+
 
 def decode_any_result(result: Any, **options: Any) -> list[AgentEvent]:
     """:func:`decode_result` of a unary result, each answer once."""

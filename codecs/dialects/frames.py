@@ -152,6 +152,16 @@ class DialectFrames:
         closing, self._closing = self._closing, []
         return closing + out
 
+    @property
+    def pieces_open(self) -> bool:
+        """Units shown in pieces are not complete yet (the next unit completes them)."""
+        return bool(self._open)
+
+    def note_bare(self) -> None:
+        """What a trpc frame with an ``object_type`` and no text, response id or artifact id
+        leaves here while no pieces are open (:meth:`_record`): a unit without an id."""
+        self._shown.add("")
+
     def _add(self, frame: Frame, key: str, text: str = "", thought: str = "") -> Shown:
         """A new unit is shown: what was shown in pieces before it is complete."""
         if self._open:

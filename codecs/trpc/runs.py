@@ -36,7 +36,7 @@ from trpc_bridge.codecs.trpc.encode import (
     response_metadata,
     streamed_text,
 )
-from trpc_bridge.codecs.trpc.keys import META_STATE_DELTA, encode_state_delta
+from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_STATE_DELTA, encode_state_delta
 from trpc_bridge.codecs.trpc.request import supports_spec_version
 from trpc_bridge.codecs.trpc.stream_frames import (
     artifact_update,
@@ -50,7 +50,7 @@ from trpc_bridge.codecs.trpc.stream_frames import (
     submitted_status,
     task_status,
 )
-from trpc_bridge.events import AgentEvent
+from trpc_bridge.events import AgentEvent, ObjectType
 from trpc_bridge.names import new_id, new_ids
 
 
@@ -197,6 +197,25 @@ class StreamEncoder:
             encoded, task_id=self.task_id, context_id=self.context_id, append=append
         )
         return self._out(update)
+
+    def bare(self, object_type: str) -> StreamFrame | None:
+        """What :meth:`encode` gives for an event of ``object_type`` without content,
+        response id, tag, state delta, usage or error (a bare update decoded, see
+        :meth:`~trpc_bridge.codecs.trpc.decode.StreamDecoder.bare_type`) when it changes
+        nothing here but what it always sets: the update (its artifact id empty, never
+        appended, its metadata the type). None: encode the event (a run that is done,
+        the 1.0 wire, a type trpc filters, or the first update of the empty artifact id)."""
+        if (
+            self.done
+            or self.v1
+            or not object_type
+            or object_type.startswith(ObjectType.GRAPH_PREFIX)
+            or "" not in self._seen
+        ):
+            return None
+        self._last_id = ""
+        encoded = EncodedMessage([], {META_OBJECT_TYPE: object_type}, "", True)
+        return artifact_update(encoded, task_id=self.task_id, context_id=self.context_id)
 
     def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> RunFrame:
         """What :func:`artifact_update` would build for a streamed text delta: a

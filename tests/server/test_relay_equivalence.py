@@ -38,6 +38,7 @@ from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.options import EncodingOptions
+from trpc_bridge.server.proxying.a2a_relay import A2aRelay
 from trpc_bridge.server.proxying.relay import Relay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,14 +155,21 @@ def relayed() -> Iterator[collections.Counter[str]]:
     """Counts the frames the relays of this module took, by door (the fast path ran)."""
     taken: collections.Counter[str] = collections.Counter()
     original = Relay.take
+    original_bare = A2aRelay.take_bare
 
     def take(self: Relay[Any, Any], result: Any) -> bool:
         took = original(self, result)
         taken[type(self).__name__] += took
         return took
 
+    def take_bare(self: A2aRelay, object_type: str) -> bool:
+        took = original_bare(self, object_type)
+        taken["bare"] += took
+        return took
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Relay, "take", take)
+        patch.setattr(A2aRelay, "take_bare", take_bare)
         yield taken
 
 
@@ -251,9 +259,12 @@ def test_live_go_peer(relayed: collections.Counter[str], scenario: str) -> None:
     async def upstream() -> str:
         return await stack.enter_async_context(serving(peer))
 
+    before = relayed.copy()
     with proxies_of(upstream()) as proxies:
         assert_same(proxies, answer)
         proxies.run(stack.aclose())
+    if scenario == "tool":  # its preprocessing frames but the first are bare updates
+        assert relayed["bare"] - before["bare"] == 7
 
 
 # --- generated streams ---------------------------------------------------------------------
@@ -354,8 +365,10 @@ def _other(draw: st.DrawFn) -> list[Any]:
         return [_artifact(response_id, parts, {**meta, "object_type": "chat.completion"})]
     if kind == "empty":
         return [_artifact(response_id, [], {**meta, "object_type": "chat.completion.chunk"})]
-    if kind == "preprocessing":
-        return [_artifact("", None, {"object_type": "preprocessing.basic"})]
+    if kind == "preprocessing":  # trpc's bare updates, a few in a row as Go writes them
+        steps = draw(st.lists(st.sampled_from(["basic", "instruction", "content"]), min_size=1))
+        parts = draw(st.sampled_from([None, []]))
+        return [_artifact("", parts, {"object_type": f"preprocessing.{s}"}) for s in steps]
     if kind == "tool":
         call = {"args": '{"city":"x"}', "id": "call_1", "name": "get", "type": "function"}
         part = {"kind": "data", "data": call, "metadata": {"type": "function_call"}}

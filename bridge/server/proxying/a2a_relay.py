@@ -81,6 +81,15 @@ class A2aRelay(Relay[RunFrame, RunFrame]):
             return None
         return _with_text(outputs[0], "")
 
+    def take_bare(self, object_type: str) -> bool:
+        frame = self.encoder.inner.bare(object_type)
+        if frame is None:
+            return False
+        self._live.publish(frame)
+        if self.meter is not None:
+            self.meter.relayed(text=False)
+        return True
+
     def emit(self, output: RunFrame) -> None:
         if type(output) is TextDelta:  # the live task's edge for text deltas
             self._live.publish_text(output)

@@ -23,7 +23,12 @@ proxied frame's cost. A :class:`Relay` skips that for those frames, and only the
   what they would have been (:mod:`~trpc_bridge.client.passthrough`). What the door's
   writer keeps needs nothing: a relayed key's output is one it has just written (an
   AG-UI writer, whose output depends on the message open before, relays a key only
-  right after a frame of the same key).
+  right after a frame of the same key);
+- a *bare update* (trpc's ``preprocessing.*`` frames, half of a tool call's stream) that
+  the decoder names as one that would only be its one event
+  (:meth:`~trpc_bridge.codecs.trpc.decode.StreamDecoder.bare_type`) is written as the
+  encoder would write that event (:meth:`~trpc_bridge.codecs.trpc.runs.StreamEncoder.bare`)
+  by a door that can (:meth:`Relay.take_bare`; the A2A door), and the decoder absorbs it.
 
 The output is the event path's, byte for byte (``tests/server/test_relay_equivalence.py``
 runs both on the Go peer's streams and on generated ones). Runs to other agents, on
@@ -190,6 +195,11 @@ class Relay(Generic[Out, Template]):
         else:
             self._taken.append((key, [text]))
         return True
+
+    def take_bare(self, object_type: str) -> bool:
+        """A door that writes bare updates without their event says so (see the module
+        doc); by default it does not."""
+        return False
 
     def standing(self) -> list[Any]:
         if not self._taken:  # asked before every result decoded: mostly nothing taken

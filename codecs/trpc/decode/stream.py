@@ -36,7 +36,47 @@ from trpc_bridge.codecs.trpc.decode.units import (
     text_message,
     tool_call_message,
 )
+from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE
 from trpc_bridge.events import AgentEvent, Choice, ObjectType
+
+#: What an artifact update (0.3 JSON) may hold to be a bare update (:func:`bare_update_type`).
+_BARE_RESULT_KEYS = frozenset(
+    {"kind", "taskId", "contextId", "artifact", "metadata", "lastChunk", "append"}
+)
+_BARE_ARTIFACT_KEYS = frozenset({"artifactId", "parts"})
+_PREPROCESSING = "preprocessing."
+
+
+def bare_update_type(result: Any) -> str | None:
+    """The ``object_type`` of a *bare update* in A2A 0.3 JSON, else None: trpc's
+    ``preprocessing.*`` frame, an ``artifact-update`` of its task and context whose artifact
+    has an empty id and no parts (``null`` or ``[]``), nothing else on it or on the
+    update (no ``append``, no ``lastChunk``) and metadata of that one string. trpc-agent-go
+    writes one at each step of an LLM call's preparation: half the frames of a tool call's
+    stream (``docs/specs/trpc-interaction.md`` §0.4)."""
+    if type(result) is not dict or result.get("kind") != "artifact-update":
+        return None
+    metadata = result.get("metadata")
+    if type(metadata) is not dict or len(metadata) != 1:
+        return None
+    object_type = metadata.get(META_OBJECT_TYPE)
+    if type(object_type) is not str or not object_type.startswith(_PREPROCESSING):
+        return None
+    artifact = result.get("artifact")
+    if (
+        type(artifact) is not dict
+        or artifact.get("artifactId") != ""
+        or "parts" not in artifact
+        or artifact["parts"] not in (None, [])
+        or not _BARE_ARTIFACT_KEYS.issuperset(artifact)
+        or not _BARE_RESULT_KEYS.issuperset(result)
+        or type(result.get("taskId")) is not str
+        or type(result.get("contextId")) is not str
+        or result.get("lastChunk", False) is not False
+        or result.get("append", False) is not False
+    ):
+        return None
+    return object_type
 
 
 @dataclass
@@ -94,6 +134,29 @@ class StreamDecoder:
                 self.finished = True
                 break
         return events
+
+    def bare_type(self, result: Any) -> str | None:
+        """The ``object_type`` of ``result`` when it is a bare update
+        (:func:`bare_update_type`) whose decoding would be one event of that type without
+        content, id, tag or error, and change nothing in this decoder (call
+        :meth:`absorb_bare` instead of :meth:`feed`): the update's task and context are the
+        ones followed, already working and not finished, and its unnamed artifact was seen
+        before. None: :meth:`feed` it."""
+        object_type = bare_update_type(result)
+        if (
+            object_type is None
+            or self.finished
+            or not self.state
+            or result["taskId"] != self.task_id
+            or result["contextId"] != self.context_id
+            or "" not in self._seen_artifacts
+        ):
+            return None
+        return object_type
+
+    def absorb_bare(self) -> None:
+        """What :meth:`feed` would leave of the bare update :meth:`bare_type` named (here:
+        nothing; a dialect decoder notes its unit)."""
 
     def ended_early(self) -> bool:
         """The stream showed a task but ended before the task reached an end state."""
