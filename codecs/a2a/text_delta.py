@@ -48,11 +48,11 @@ class TextRun:
     doc). Interned per run by :class:`TextRuns`: compare runs with :meth:`same_as`."""
 
     __slots__ = (
+        "_next",
         "_template",
         "append",
         "artifact_id",
         "context_id",
-        "continuation",
         "json03",
         "metadata",
         "part_metadata",
@@ -78,8 +78,9 @@ class TextRun:
         self.metadata = metadata
         #: The text part's metadata: the thought keys of reasoning, ``None`` for answer.
         self.part_metadata = part_metadata or None
-        #: The run of the deltas that continue this one (``append``, the rest the same).
-        self.continuation: TextRun = self if append else self._appended()
+        # The run that continues this one; None: this one (not a reference to itself,
+        # which would make every run a cycle that only the garbage collector frees).
+        self._next: TextRun | None = None if append else self._appended()
         #: What the 0.3 JSON writer keeps for this run (``json03.StreamWriter``).
         self.json03: Any = None
         self._template: TaskArtifactUpdateEvent | None = None
@@ -95,10 +96,15 @@ class TextRun:
         ):
             setattr(run, name, getattr(self, name))
         run.append = True
-        run.continuation = run
+        run._next = None
         run.json03 = None
         run._template = None
         return run
+
+    @property
+    def continuation(self) -> TextRun:
+        """The run of the deltas that continue this one (``append``, the rest the same)."""
+        return self._next or self
 
     def same_as(self, other: TextRun) -> bool:
         """Same shape: frames of both differ in their text only."""

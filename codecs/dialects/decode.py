@@ -26,9 +26,9 @@ class DialectStreamDecoder(StreamDecoder):
             return self._decode(frames[0])
         return [event for frame in frames for event in self._decode(frame)]
 
-    def bare_type(self, result: Any) -> str | None:
+    def _follows_bare(self, result: dict[str, Any]) -> bool:
         # A bare update completes the pieces still open (frames of their own): decoded.
-        return None if self._dialect.pieces_open else super().bare_type(result)
+        return not self._dialect.pieces_open and super()._follows_bare(result)
 
     def absorb_bare(self) -> None:
         self._dialect.note_bare()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import gc
 import json
 import re
 import threading
@@ -34,12 +35,14 @@ from replay_server import ReplayPeer, go_sse_frame, serving
 from trpc_bridge import redaction
 from trpc_bridge.agent import Skill
 from trpc_bridge.client import RemoteAgent
+from trpc_bridge.codecs.a2a.text_delta import TextRun
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.options import EncodingOptions
 from trpc_bridge.server.proxying.a2a_relay import A2aRelay
 from trpc_bridge.server.proxying.relay import Relay
+from trpc_bridge.server.tasks.live_task import LiveTask
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_STREAMS = sorted((ROOT / "interop" / "go" / "testdata" / "sse_v0").glob("*.sse"))
@@ -265,6 +268,32 @@ def test_live_go_peer(relayed: collections.Counter[str], scenario: str) -> None:
         proxies.run(stack.aclose())
     if scenario == "tool":  # its preprocessing frames but the first are bare updates
         assert relayed["bare"] - before["bare"] == 7
+
+
+def test_a_finished_run_is_freed_without_the_garbage_collector(
+    replay: tuple[ReplayPeer, Proxies],
+) -> None:
+    """A relayed run leaves no reference cycle: its live task, relay and text runs go
+    when the run does, not at the collector's next pass (which, on a busy proxy, costs
+    more than a run's decoding)."""
+    peer, proxies = replay
+    peer.stream_chunks = [
+        (ROOT / "interop" / "go" / "testdata" / "sse_v0" / "tool.sse").read_bytes()
+    ]
+    gc.collect()
+    flags = gc.get_debug()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept in gc.garbage
+    try:
+        proxies.both("message/stream", _message())
+        proxies.both_agui()
+        gc.collect()
+        cyclic = collections.Counter(
+            type(o).__name__ for o in gc.garbage if isinstance(o, (LiveTask, Relay, TextRun))
+        )
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+    assert not cyclic
 
 
 # --- generated streams ---------------------------------------------------------------------

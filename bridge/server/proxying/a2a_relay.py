@@ -6,6 +6,8 @@ the protobuf update."""
 
 from __future__ import annotations
 
+import weakref
+
 from a2a.types import TaskArtifactUpdateEvent
 
 from trpc_bridge.agent import Agent
@@ -44,7 +46,9 @@ class _Recording:
 
     def __init__(self, encoder: StreamEncoder, relay: A2aRelay) -> None:
         self.inner = encoder
-        self.relay = relay
+        # Weak: the relay holds this encoder, and a cycle between them would keep the
+        # whole run (its live task, aggregate, frames) until the garbage collector ran.
+        self._relay = weakref.ref(relay)
         self.done = encoder.done
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
@@ -53,8 +57,9 @@ class _Recording:
     def encode(self, event: AgentEvent) -> list[RunFrame]:
         frames = self.inner.encode(event)
         self.done = self.inner.done
-        if self.relay.recorded is not None:
-            self.relay.recorded.extend(frames)
+        relay = self._relay()
+        if relay is not None and relay.recorded is not None:
+            relay.recorded.extend(frames)
         return frames
 
     def close(self) -> list[StreamFrame]:

@@ -143,16 +143,19 @@ class StreamDecoder:
         ones followed, already working and not finished, and its unnamed artifact was seen
         before. None: :meth:`feed` it."""
         object_type = bare_update_type(result)
-        if (
-            object_type is None
-            or self.finished
-            or not self.state
-            or result["taskId"] != self.task_id
-            or result["contextId"] != self.context_id
-            or "" not in self._seen_artifacts
-        ):
+        if object_type is None or not self._follows_bare(result):
             return None
         return object_type
+
+    def _follows_bare(self, result: dict[str, Any]) -> bool:
+        """Decoding the bare update ``result`` would change nothing here."""
+        return (
+            not self.finished
+            and bool(self.state)
+            and result["taskId"] == self.task_id
+            and result["contextId"] == self.context_id
+            and "" in self._seen_artifacts
+        )
 
     def absorb_bare(self) -> None:
         """What :meth:`feed` would leave of the bare update :meth:`bare_type` named (here:
