@@ -31,6 +31,7 @@ class DialectStreamDecoder(StreamDecoder):
         return not self._dialect.pieces_open and super()._follows_bare(result)
 
     def absorb_bare(self) -> None:
+        super().absorb_bare()
         self._dialect.note_bare()
 
 

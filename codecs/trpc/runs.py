@@ -202,17 +202,18 @@ class StreamEncoder:
         """What :meth:`encode` gives for an event of ``object_type`` without content,
         response id, tag, state delta, usage or error (a bare update decoded, see
         :meth:`~trpc_bridge.codecs.trpc.decode.StreamDecoder.bare_type`) when it changes
-        nothing here but what it always sets: the update (its artifact id empty, never
-        appended, its metadata the type). None: encode the event (a run that is done,
-        the 1.0 wire, a type trpc filters, or the first update of the empty artifact id)."""
+        nothing here but what it always sets (the empty artifact id seen and last): the
+        update, its artifact id empty, never appended (a bare update does not append:
+        it is not a text delta), its metadata the type. None: encode the event (a run
+        that is done, the 1.0 wire, a type trpc filters)."""
         if (
             self.done
             or self.v1
             or not object_type
             or object_type.startswith(ObjectType.GRAPH_PREFIX)
-            or "" not in self._seen
         ):
             return None
+        self._seen.add("")
         self._last_id = ""
         encoded = EncodedMessage([], {META_OBJECT_TYPE: object_type}, "", True)
         return artifact_update(encoded, task_id=self.task_id, context_id=self.context_id)

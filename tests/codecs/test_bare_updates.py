@@ -222,8 +222,8 @@ def _is_bare_event(event: AgentEvent) -> bool:
 
 
 def test_go_tool_stream_takes_its_preprocessing_frames() -> None:
-    """trpc-agent-go's tool call: of its eight ``preprocessing.*`` frames, all but the
-    first take the bare path (the first is the empty artifact id's first update)."""
+    """trpc-agent-go's tool call: its eight ``preprocessing.*`` frames take the bare
+    path (the task's first status came before them)."""
     results = [
         json.loads(line[5:])["result"]
         for line in GO_TOOL.read_bytes().splitlines()
@@ -232,7 +232,7 @@ def test_go_tool_stream_takes_its_preprocessing_frames() -> None:
     kinds = [bare_update_type(r) for r in results]
     assert sum(k is not None for k in kinds) == 8
     _, taken = _decoded_both_ways(results, DialectStreamDecoder)
-    assert taken == 7
+    assert taken == 8
 
 
 def test_open_pieces_are_completed_by_the_event_path() -> None:
@@ -248,6 +248,28 @@ def test_open_pieces_are_completed_by_the_event_path() -> None:
     assert decoder.bare_type(bare) is None
     _, taken = _decoded_both_ways([bare, bare, text, more, bare, bare], DialectStreamDecoder)
     assert taken == 2  # the second, and the one after the pieces were completed
+
+
+def test_a_task_after_a_bare_update_knows_its_artifact() -> None:
+    """The unnamed artifact a bare update showed is not shown again by a task snapshot."""
+    working = {
+        "contextId": "ctx-up",
+        "final": False,
+        "kind": "status-update",
+        "status": {"state": "working"},
+        "taskId": "task-up",
+    }
+    bare = _update({"artifactId": "", "parts": None}, {"object_type": "preprocessing.basic"})
+    task = {
+        "artifacts": [{"artifactId": "", "parts": [{"kind": "text", "text": "t"}]}],
+        "contextId": "ctx-up",
+        "id": "task-up",
+        "kind": "task",
+        "status": {"state": "completed"},
+    }
+    for make in (StreamDecoder, DialectStreamDecoder):
+        decoded, taken = _decoded_both_ways([working, bare, task], make)
+        assert taken == 1 and decoded[2] == []
 
 
 def test_the_shape_is_strict() -> None:

@@ -266,8 +266,8 @@ def test_live_go_peer(relayed: collections.Counter[str], scenario: str) -> None:
     with proxies_of(upstream()) as proxies:
         assert_same(proxies, answer)
         proxies.run(stack.aclose())
-    if scenario == "tool":  # its preprocessing frames but the first are bare updates
-        assert relayed["bare"] - before["bare"] == 7
+    if scenario == "tool":  # its eight preprocessing frames are bare updates
+        assert relayed["bare"] - before["bare"] == 8
 
 
 def test_a_finished_run_is_freed_without_the_garbage_collector(

@@ -139,9 +139,9 @@ class StreamDecoder:
         """The ``object_type`` of ``result`` when it is a bare update
         (:func:`bare_update_type`) whose decoding would be one event of that type without
         content, id, tag or error, and change nothing in this decoder (call
-        :meth:`absorb_bare` instead of :meth:`feed`): the update's task and context are the
-        ones followed, already working and not finished, and its unnamed artifact was seen
-        before. None: :meth:`feed` it."""
+        :meth:`absorb_bare` instead of :meth:`feed`) but note its unnamed artifact: the
+        update's task and context are the ones followed, already working and not finished.
+        None: :meth:`feed` it."""
         object_type = bare_update_type(result)
         if object_type is None or not self._follows_bare(result):
             return None
@@ -154,12 +154,12 @@ class StreamDecoder:
             and bool(self.state)
             and result["taskId"] == self.task_id
             and result["contextId"] == self.context_id
-            and "" in self._seen_artifacts
         )
 
     def absorb_bare(self) -> None:
-        """What :meth:`feed` would leave of the bare update :meth:`bare_type` named (here:
-        nothing; a dialect decoder notes its unit)."""
+        """What :meth:`feed` would leave of the bare update :meth:`bare_type` named: its
+        unnamed artifact seen (a dialect decoder also notes its unit)."""
+        self._seen_artifacts.add("")
 
     def ended_early(self) -> bool:
         """The stream showed a task but ended before the task reached an end state."""
