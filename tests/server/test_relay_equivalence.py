@@ -449,6 +449,27 @@ def test_generated_streams(
     assert_same(proxies, body)
 
 
+def test_a_key_written_otherwise_is_not_relayed_as_before(
+    replay: tuple[ReplayPeer, Proxies],
+) -> None:
+    """Deltas of one key before and after a tool call: on AG-UI the call closes the text
+    message, so the next delta of the key opens another one; the key's old template
+    (with the closed message's id) must not be used for the deltas after it."""
+    peer, proxies = replay
+    delta = {"object_type": "chat.completion.chunk"}
+    call = {"args": "{}", "id": "call_1", "name": "get", "type": "function"}
+    tool = _artifact(
+        "chatcmpl-1",
+        [{"kind": "data", "data": call, "metadata": {"type": "function_call"}}],
+        {"llm_response_id": "chatcmpl-1", "object_type": "chat.completion"},
+    )
+    results = _deltas(("", delta, None, {}), ["a", "b", "c"]) + [tool]
+    results += _deltas(("", delta, None, {}), ["d", "e", "f"]) + _ending("completed")
+    body = b"".join(go_sse_frame(r) for r in results)
+    peer.stream_chunks = [body]
+    assert_same(proxies, body)
+
+
 # --- thinking text and the redaction policy ------------------------------------------------
 
 _SECRET = "sk-" + "a1B2" * 8

@@ -216,8 +216,9 @@ class Relay(Generic[Out, Template]):
             return
         key, text, result = decoding
         template = self.template(outputs, text)
-        if template is None:
+        if template is None:  # not one output of its text: the key is not relayed now
             self._last.pop(key, None)
+            self._templates.pop(key, None)  # (a door's state changed what it writes)
             return
         known = self._templates.get(key)
         if known is not None:
