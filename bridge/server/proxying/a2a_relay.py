@@ -86,6 +86,13 @@ class A2aRelay(Relay[RunFrame, RunFrame]):
             return None
         return _with_text(outputs[0], "")
 
+    def settled(self, template: RunFrame) -> bool:
+        # A delta's update appends once its artifact was written (the encoder's rule):
+        # from then on every delta of the key has this run, or this update with its text.
+        if type(template) is TextDelta:
+            return template.run.append
+        return isinstance(template, TaskArtifactUpdateEvent) and template.append
+
     def take_bare(self, object_type: str) -> bool:
         frame = self.encoder.inner.bare(object_type)
         if frame is None:

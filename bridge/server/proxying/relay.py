@@ -15,8 +15,10 @@ proxied frame's cost. A :class:`Relay` skips that for those frames, and only the
   and tag; reasoning only when no redaction policy is installed, since the runner masks
   thinking text by its content) is keyed by everything in it but its text. A key's
   frames go the usual way until two in a row came out as one output each, carrying their
-  text and alike but for it; from then on a frame of that key is that output with its
-  own text, handed to the door at once, without being decoded or encoded;
+  text and alike but for it (or one did that the door says is settled: an A2A update that
+  appends, which every later delta of its key repeats); from then on a frame of that key
+  is that output with its own text, handed to the door at once, without being decoded or
+  encoded;
 - before the decoder reads anything else it absorbs results standing for the relayed
   ones (one per run of consecutive relayed frames of a key, their texts joined): the
   text it collects per response id, the task it follows and the state it keeps are then
@@ -161,6 +163,12 @@ class Relay(Generic[Out, Template]):
     def emit(self, output: Out) -> None:
         raise NotImplementedError
 
+    def settled(self, template: Template) -> bool:
+        """Every later delta of a key whose output had ``template`` comes out alike (a
+        door whose output for a key changes only on the key's first delta says so, and
+        its key is relayed from the second delta on). Default: learn from two outputs."""
+        return False
+
     async def pace(self) -> None:
         """Returns when the door can take more output."""
 
@@ -226,12 +234,12 @@ class Relay(Generic[Out, Template]):
                 del self._templates[key]
                 self._last[key] = template
             return
-        if self._last.get(key) == template:
+        if self._last.get(key) == template or self.settled(template):
             if len(self._templates) >= _MAX_KEYS:
                 self._forget()
             self._templates[key] = template
             self._results[key] = result
-            del self._last[key]
+            self._last.pop(key, None)
             return
         if len(self._last) >= _MAX_KEYS:
             self._last.clear()
