@@ -463,7 +463,7 @@ def test_a_key_written_otherwise_is_not_relayed_as_before(
         [{"kind": "data", "data": call, "metadata": {"type": "function_call"}}],
         {"llm_response_id": "chatcmpl-1", "object_type": "chat.completion"},
     )
-    results = _deltas(("", delta, None, {}), ["a", "b", "c"]) + [tool]
+    results = [*_deltas(("", delta, None, {}), ["a", "b", "c"]), tool]
     results += _deltas(("", delta, None, {}), ["d", "e", "f"]) + _ending("completed")
     body = b"".join(go_sse_frame(r) for r in results)
     peer.stream_chunks = [body]
