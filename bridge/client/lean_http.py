@@ -64,6 +64,11 @@ def _header_bytes(headers: Mapping[str, str]) -> bytes:
     return "".join(lines).encode("ascii")
 
 
+def _time_out(wake: asyncio.Future[None]) -> None:
+    if not wake.done():
+        wake.set_exception(LeanHttpError("timed out"))
+
+
 class _Connection(asyncio.Protocol):
     """One TCP (or TLS) connection and the response being read on it."""
 
@@ -149,15 +154,18 @@ class _Connection(asyncio.Protocol):
             self._wake.set_result(None)
 
     async def wait(self, timeout: float | None) -> None:
-        """Until something happened on the connection (bytes, end, loss)."""
-        self._wake = asyncio.get_running_loop().create_future()
+        """Until something happened on the connection (bytes, end, loss);
+        :class:`LeanHttpError` after ``timeout`` seconds of nothing. One timer per wait
+        rather than an ``asyncio.timeout`` scope: a stream waits once per read."""
+        loop = asyncio.get_running_loop()
+        wake = self._wake = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, _time_out, wake)
         try:
-            async with asyncio.timeout(timeout):
-                await self._wake
-        except TimeoutError:
-            raise LeanHttpError("timed out") from None
+            await wake
         finally:
             self._wake = None
+            if timer is not None:
+                timer.cancel()
 
     def take(self) -> list[bytes]:
         """The body bytes received so far."""
