@@ -90,6 +90,8 @@ class _Connection(asyncio.Protocol):
         self._drained: Callable[[_Connection], None] | None = None
         self._drain_timer: asyncio.TimerHandle | None = None
         self._discarded = 0
+        #: Loop time it went back to the pool (``LeanHttp._pool``).
+        self.idle_since = 0.0
 
     # --- asyncio.Protocol -----------------------------------------------------------
 
@@ -248,6 +250,13 @@ class LeanResponse:
         self.release()
 
 
+#: Seconds a kept-alive connection may sit in the pool and still be reused. Servers close
+#: theirs after about 5 s idle (uvicorn's and Node.js's defaults); a request written while
+#: the server closes its end is lost ("the connection closed before the answer was
+#: complete"), so a connection is retired before that.
+KEEPALIVE_EXPIRY = 4.0
+
+
 class LeanHttp:
     """POSTs to one origin (``scheme://host:port``) over kept-alive connections."""
 
@@ -258,6 +267,7 @@ class LeanHttp:
         connect_timeout: float | None = 10.0,
         idle_timeout: float | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        keepalive_expiry: float = KEEPALIVE_EXPIRY,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -269,6 +279,7 @@ class LeanHttp:
         self._ssl = (ssl_context or ssl.create_default_context()) if secure else None
         self._connect_timeout = connect_timeout
         self._idle_timeout = idle_timeout
+        self._keepalive_expiry = keepalive_expiry
         self._idle: list[_Connection] = []
         self._closed = False
 
@@ -292,11 +303,21 @@ class LeanHttp:
         return connection
 
     def _pooled(self) -> _Connection | None:
+        if not self._idle:
+            return None
+        oldest = asyncio.get_running_loop().time() - self._keepalive_expiry
         while self._idle:
-            connection = self._idle.pop()
-            if not connection.lost:
-                connection.reset()
-                return connection
+            connection = self._idle.pop()  # the most recently used first
+            if connection.lost:
+                continue
+            if connection.idle_since < oldest:  # the rest idled longer still
+                connection._close()
+                for stale in self._idle:
+                    stale._close()
+                self._idle.clear()
+                return None
+            connection.reset()
+            return connection
         return None
 
     async def post(self, path: str, body: bytes, headers: Mapping[str, str]) -> LeanResponse:
@@ -331,6 +352,7 @@ class LeanHttp:
 
     def _pool(self, connection: _Connection) -> None:
         if connection.reusable() and not self._closed:
+            connection.idle_since = asyncio.get_running_loop().time()
             self._idle.append(connection)
         else:
             connection._close()

@@ -88,6 +88,24 @@ async def test_connections_are_kept_alive_and_drained(peer: ReplayPeer) -> None:
         await lean.aclose()
 
 
+async def test_a_connection_idle_too_long_is_not_reused(peer: ReplayPeer) -> None:
+    """Servers close kept-alive connections after a few idle seconds; one idle past the
+    expiry is closed instead of written to (where the request could be lost)."""
+    lean = LeanHttp(peer.url, keepalive_expiry=0.2)
+    async with httpx.AsyncClient() as http:
+        raw = _raw(peer.url, http, lean)
+        assert [frame async for frame in raw.stream(MESSAGE, {})]
+        (first,) = lean._idle
+        assert [frame async for frame in raw.stream(MESSAGE, {})]
+        assert lean._idle == [first]  # reused at once
+        await asyncio.sleep(0.3)
+        assert [frame async for frame in raw.stream(MESSAGE, {})]
+        (second,) = lean._idle
+        assert second is not first and first.transport is not None
+        assert first.transport.is_closing()
+        await lean.aclose()
+
+
 async def _close_mid_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await reader.readuntil(b"\r\n\r\n")
     writer.write(
