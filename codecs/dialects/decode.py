@@ -8,7 +8,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trpc_bridge.codecs.a2a.frames import read_result
-from trpc_bridge.codecs.dialects.frames import DialectFrames, normalise_task
+from trpc_bridge.codecs.dialects.frames import DialectFrames
+from trpc_bridge.codecs.dialects.task_result import normalise_task
 from trpc_bridge.codecs.trpc.decode import DataPartMapper, StreamDecoder, decode_result
 from trpc_bridge.events import AgentEvent
 

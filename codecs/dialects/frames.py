@@ -35,8 +35,9 @@ trpc's own frames (those with ``object_type`` metadata) pass unchanged, so Go ca
 the Go vectors see exactly what they saw before; their text is only recorded, so that a
 later copy is recognised.
 
-:func:`normalise_task` applies the same rules to a unary result: the agent messages of
-its history, then its artifacts, then its status message.
+:func:`~trpc_bridge.codecs.dialects.task_result.normalise_task` applies the same rules
+to a unary result: the agent messages of its history, then its artifacts, then its status
+message.
 """
 
 from __future__ import annotations
@@ -51,15 +52,13 @@ from trpc_bridge.codecs.a2a.frames import (
     ArtifactFrame,
     Frame,
     StatusFrame,
-    TaskFrame,
     WireArtifact,
     WireMessage,
     WirePart,
     as_str,
     merged,
 )
-from trpc_bridge.codecs.a2a.reasoning import is_reasoning
-from trpc_bridge.codecs.dialects.text import ResponseIds, Shown, ShownText
+from trpc_bridge.codecs.dialects.text import ResponseIds, Shown, ShownText, part_texts
 from trpc_bridge.codecs.trpc.keys import (
     ERROR_KEYS,
     META_ERROR_CODE,
@@ -73,21 +72,6 @@ from trpc_bridge.events import ObjectType
 _PROGRESS = frozenset({"submitted", "working"})
 #: ADK's error event metadata (its message text is the error message).
 ADK_ERROR_CODE = "adk_error_code"
-
-
-def _texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
-    """(text, reasoning, only text parts?) of some parts."""
-    if not parts:
-        return "", "", True
-    text: list[str] = []
-    thought: list[str] = []
-    text_only = True
-    for part in parts:
-        if part.kind == "text":
-            (thought if is_reasoning(part.metadata) else text).append(part.text)
-        else:
-            text_only = False
-    return "".join(text), "".join(thought), text_only
 
 
 def _chunk(
@@ -178,7 +162,7 @@ class DialectFrames:
         if object_type:
             self._record(frame, self._ids.read(frame.metadata), frame.parts, object_type)
             return [frame]
-        text, thought, text_only = _texts(frame.parts)
+        text, thought, text_only = part_texts(frame.parts)
         response_id = self._ids.read(frame.metadata)
         key = response_id or frame.message_id
         metadata: dict[str, Any] = {**frame.metadata, META_RESPONSE_ID: key}
@@ -254,7 +238,7 @@ class DialectFrames:
         key = response_id or message.message_id
         if as_str(metadata.get(ADK_ERROR_CODE)):
             return [_adk_failure(frame, message, metadata, key)]
-        text, thought, text_only = _texts(message.parts)
+        text, thought, text_only = part_texts(message.parts)
         bare = replace(frame, message=None)
         if not text_only:  # tool calls / results / code: one complete message each
             self._add(frame, key)
@@ -310,7 +294,7 @@ class DialectFrames:
         if known.shown is not None:
             return self._shown_artifact(frame, known, adds)
         known.parts = (known.parts if adds else ()) + artifact.parts
-        text, thought, text_only = _texts(known.parts)
+        text, thought, text_only = part_texts(known.parts)
         if not text_only:
             known.shown = self._add(frame, known.key)
             return [replace(frame, append=False) if adds else frame]
@@ -333,7 +317,7 @@ class DialectFrames:
     def _shown_artifact(self, frame: ArtifactFrame, known: _Artifact, adds: bool) -> list[Frame]:
         """More of an artifact already shown: a piece, or its new whole (A2A replace)."""
         assert known.shown is not None
-        text, thought, text_only = _texts(frame.artifact.parts)
+        text, thought, text_only = part_texts(frame.artifact.parts)
         if not text_only:
             return [frame]
         if adds:
@@ -353,7 +337,7 @@ class DialectFrames:
     ) -> None:
         """Keep what trpc's frames showed, for copies that follow (``object_type``: the
         frame's, its artifact's metadata overlaid by its own)."""
-        text, thought, _ = _texts(parts)
+        text, thought, _ = part_texts(parts)
         known = self._shown.unit(key)
         if known is None:
             known = self._add(frame, key, text, thought)
@@ -377,7 +361,7 @@ def _adk_failure(
 ) -> StatusFrame:
     """ADK sends a model error as one more ``working`` message (text = the error message,
     ``adk_error_code``) before its ``failed`` status: it is the run's failure."""
-    text, _, _ = _texts(message.parts)
+    text, _, _ = part_texts(message.parts)
     failure = {
         **metadata,
         META_ERROR_CODE: as_str(metadata.get(ADK_ERROR_CODE)),
@@ -401,107 +385,4 @@ def error_message_as_failure(frame: Frame, response_id: str | None = None) -> Fr
     return StatusFrame(task_id="", context_id="", state="failed", message=frame, metadata=metadata)
 
 
-# --- unary results ------------------------------------------------------------------------
-
-
-@dataclass
-class _History:
-    """The agent messages of a unary Task's history, each text once (§11.5, §11.6)."""
-
-    shown: ShownText = field(default_factory=ShownText)
-    ids: ResponseIds = field(default_factory=ResponseIds)
-    kept: list[WireMessage | None] = field(default_factory=list)
-    #: id → index in ``kept`` of the message shown under it.
-    at: dict[str, int] = field(default_factory=dict)
-    #: Each unit of a text message → its index in ``kept``.
-    _text_at: dict[int, int] = field(default_factory=dict)
-
-    def add(self, message: WireMessage) -> None:
-        text, thought, text_only = _texts(message.parts)
-        if message.role == "user" or not text_only or not (text or thought):
-            if message.role != "user" and message.parts:
-                self.shown.add("")
-            self.kept.append(message)
-            return
-        key = self.ids.read(message.metadata) or message.message_id
-        known = self.shown.unit(key)
-        if known is not None:  # more of a message already kept
-            if not known.same(text, thought):
-                known.extend(text, thought)
-                earlier = self.kept[self.at[key]]
-                assert earlier is not None
-                self.kept[self.at[key]] = replace(earlier, parts=earlier.parts + message.parts)
-            return
-        copied = self.shown.copied(text, thought, loose=False)
-        if copied:
-            if len(copied) > 1 and all(id(u) in self._text_at for u in copied):
-                self._merge(len(copied))
-            return
-        unit = self.shown.add(key, text, thought)
-        self._text_at[id(unit)] = len(self.kept)
-        if key:
-            self.at[key] = len(self.kept)
-        self.kept.append(message)
-
-    def _merge(self, count: int) -> None:
-        """The messages the next one repeats whole were its pieces (ADK keeps its pieces
-        and then the whole, without the response id that tied them): one message, under
-        the first piece's id."""
-        places = [self._text_at.pop(id(u)) for u in self.shown.units[-count:]]
-        pieces = [self.kept[i] for i in places]
-        first = pieces[0]
-        assert first is not None
-        parts = tuple(p for piece in pieces if piece is not None for p in piece.parts)
-        self.kept[places[0]] = replace(first, parts=parts)
-        for place in places[1:]:
-            self.kept[place] = None
-        self._text_at[id(self.shown.merge(count))] = places[0]
-
-    def messages(self) -> list[WireMessage]:
-        return [m for m in self.kept if m is not None]
-
-
-def _remnant(before: list[WireArtifact], shown: list[Shown], text: str) -> bool:
-    """The artifact just kept holds only the end of ``text`` (§11.6, remnants)."""
-    if not before or not before[0].artifact_id or not shown or shown[0].reasoning:
-        return False
-    kept, has_text_only = shown[0].text, _texts(before[0].parts)[2]
-    return has_text_only and bool(kept) and kept != text and text.endswith(kept)
-
-
-def normalise_task(frame: Frame) -> Frame:
-    """A unary result with each text once (see the module docstring)."""
-    if not isinstance(frame, TaskFrame):
-        return error_message_as_failure(frame)
-    history = _History()
-    for message in frame.history:
-        history.add(message)
-    kept = history.messages()
-    status = frame.status_message
-    failure = _texts(status.parts)[:2] if status and frame.state in FAILURE_STATES else None
-    if failure is not None and any(failure):
-        # ADK keeps its error message in the history too: the failed status says it.
-        kept = [m for m in kept if m.role == "user" or _texts(m.parts)[:2] != failure]
-    shown = history.shown
-    artifacts: list[WireArtifact] = []
-    for artifact in frame.artifacts:
-        text, thought, text_only = _texts(artifact.parts)
-        if text_only and shown.copied(text, thought, loose=True):
-            continue
-        if text_only and artifact.artifact_id and _remnant(artifacts[-1:], shown.units[-1:], text):
-            # What a store that replaced each chunk kept of the artifact this one
-            # completes (a2a-sdk 0.3 with chunks sent without `append`): one answer,
-            # under the remnant's id.
-            shown.units[-1].replace(text, thought)
-            artifacts[-1] = replace(artifact, artifact_id=artifacts[-1].artifact_id)
-            continue
-        shown.add(artifact.artifact_id, text, thought)
-        artifacts.append(artifact)
-    if status is not None and frame.state in TERMINAL_STATES - FAILURE_STATES:
-        text, thought, text_only = _texts(status.parts)
-        if text_only and shown.copied(text, thought, loose=True):
-            status = None
-    return replace(frame, history=tuple(kept), artifacts=tuple(artifacts), status_message=status)
-
-
-__all__ = ["DialectFrames", "normalise_task"]
+__all__ = ["DialectFrames", "error_message_as_failure"]

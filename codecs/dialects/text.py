@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trpc_bridge.codecs.a2a.frames import WirePart
+from trpc_bridge.codecs.a2a.reasoning import is_reasoning
 from trpc_bridge.codecs.trpc.keys import META_RESPONSE_ID
 
 ADK_CUSTOM_METADATA = "adk_custom_metadata"
@@ -174,3 +176,18 @@ def _same(copy: str, original: str, loose: bool) -> bool:
 
 
 __all__ = ["ResponseIds", "Shown", "ShownText", "normalise", "weight"]
+
+
+def part_texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
+    """(text, reasoning, only text parts?) of some parts."""
+    if not parts:
+        return "", "", True
+    text: list[str] = []
+    thought: list[str] = []
+    text_only = True
+    for part in parts:
+        if part.kind == "text":
+            (thought if is_reasoning(part.metadata) else text).append(part.text)
+        else:
+            text_only = False
+    return "".join(text), "".join(thought), text_only
