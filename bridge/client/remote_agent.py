@@ -28,28 +28,23 @@ from a2a.types import Message
 from opentelemetry.trace import TracerProvider
 
 from trpc_bridge.agent import Skill
-from trpc_bridge.client.auth_headers import OutboundAuth, check_destination
+from trpc_bridge.client.auth_headers import OutboundAuth
 from trpc_bridge.client.card import (
-    TRANSPORTS,
     Endpoint,
     ResolvedCard,
-    extended_card_endpoint,
-    fetch_card,
-    fetch_extended_card,
 )
 from trpc_bridge.client.card_trust import CardTrust
+from trpc_bridge.client.connection import reach
 from trpc_bridge.client.credentials import (
     CredentialOptions,
     ForwardedToken,
     TokenSource,
-    token_source,
 )
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
 from trpc_bridge.client.passthrough import AnswerPassthrough, Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
-from trpc_bridge.client.sdk_transport import SdkTransport
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
@@ -67,7 +62,7 @@ from trpc_bridge.codecs.trpc.decode import DataPartMapper
 from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.names import TRANSPORT_JSONRPC, USER_ID_HEADER, new_id
+from trpc_bridge.names import USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
 from trpc_bridge.telemetry.spans import annotate_current_span
 
@@ -183,50 +178,29 @@ class RemoteAgent:
         (default: the system's) and the client certificate to present, on every transport
         (:mod:`~trpc_bridge.client.tls`).
         Raises :class:`RemoteAgentError` when the agent cannot be used."""
-        timeout = httpx.Timeout(idle_timeout, connect=connect_timeout)
-        tls = tls or ClientTls()
-        tls.check()
-        http = httpx.AsyncClient(timeout=timeout, verify=tls.httpx_verify())
-        try:
-            card = await fetch_card(http, url)
-            if card_trust is not None:
-                await card_trust.verify(http, card, url)
-            wanted = TRANSPORTS.get(transport.lower()) if transport else None
-            source = await _token_source(credentials, card, http)
-            if wanted and all(e.binding != wanted for e in card.endpoints):
-                asked = extended_card_endpoint(card)
-                headers = (
-                    await _outbound_auth(source, card, asked, url).headers(AgentRequest())
-                    if source is not None and asked is not None
-                    else {}
-                )
-                public, card = card, await fetch_extended_card(http, card, headers)
-                if card_trust is not None and card is not public:
-                    await card_trust.verify(http, card, f"{url} (extended card)")
-            endpoint = card.choose(transport, version)
-            auth = _outbound_auth(source, card, endpoint, url) if source is not None else None
-            wire: Transport
-            if endpoint.binding == TRANSPORT_JSONRPC:
-                wire = JsonRpcTransport(http, endpoint)
-            else:
-                secure = url.lower().startswith("https:")
-                wire = SdkTransport(card.sdk_card(endpoint), timeout, tls, secure=secure)
-        except BaseException:
-            await http.aclose()
-            raise
+        reached = await reach(
+            url,
+            transport=transport,
+            version=version,
+            connect_timeout=connect_timeout,
+            idle_timeout=idle_timeout,
+            card_trust=card_trust,
+            credentials=credentials,
+            tls=tls,
+        )
         return cls(
-            card,
-            endpoint,
-            wire,
-            http,
+            reached.card,
+            reached.endpoint,
+            reached.wire,
+            reached.http,
             stream=stream,
             trpc_dialect=trpc_dialect,
             mappers=mappers,
             headers=headers,
             tracer_provider=tracer_provider,
             progress=progress,
-            auth=auth,
-            tls=tls,
+            auth=reached.auth,
+            tls=reached.tls,
             lean=True,
         )
 
@@ -575,27 +549,6 @@ class RemoteAgent:
         consumer = ProgressConsumer()
         consumer.feed_frame(frame)
         return consumer.merger(task_id)
-
-
-async def _token_source(
-    credentials: CredentialOptions | TokenSource | ForwardedToken | None,
-    card: ResolvedCard,
-    http: httpx.AsyncClient,
-) -> TokenSource | ForwardedToken | None:
-    """Where the credential comes from (one source for the whole connection: one cache of
-    client-credentials tokens)."""
-    if isinstance(credentials, CredentialOptions):
-        return None if credentials.empty else await token_source(credentials, card, http)
-    return credentials
-
-
-def _outbound_auth(
-    source: TokenSource | ForwardedToken, card: ResolvedCard, endpoint: Endpoint, url: str
-) -> OutboundAuth:
-    """The credential for ``endpoint``, placed as ``card`` says; raises
-    :class:`RemoteAgentError` when the endpoint is not where it may go."""
-    check_destination(endpoint, url)
-    return OutboundAuth(source, card.sdk_card(endpoint))
 
 
 __all__ = ["RemoteAgent", "RemoteAgentError"]
