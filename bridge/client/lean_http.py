@@ -230,6 +230,11 @@ class LeanResponse:
                 raise LeanHttpError(connection.error)
             await connection.wait(self._idle)
 
+    @property
+    def ended(self) -> bool:
+        """Every byte of the answer was received and taken: no read would wait."""
+        return self._connection.complete and not self._connection._chunks
+
     async def read(self) -> bytes:
         return b"".join([chunk async for chunk in self.chunks()])
 

@@ -107,7 +107,8 @@ class RawResults:
     ) -> AsyncGenerator[list[Any], None]:
         """Every result as JSON, in order, in the batches they arrived in (for a
         passthrough, which sees them first). Between two batches the event loop runs
-        others: relayed results are handed on without any other await in between."""
+        others (not after the batch that completes the answer): relayed results are
+        handed on without any other await in between."""
         method, body, sent = self._transport.stream_call(message, headers)
         self._method = method
         try:
@@ -126,7 +127,11 @@ class RawResults:
             async for chunk in response.chunks():
                 if batch := self._results(parser.feed(chunk), method):
                     yield batch
-                    await asyncio.sleep(0)
+                    # With more to come, the loop hands this batch on first. At the end
+                    # it does not: the run ends in this turn, and its last frames leave
+                    # in the same write as this batch's.
+                    if not response.ended:
+                        await asyncio.sleep(0)
             if batch := self._results(parser.end(), method):
                 yield batch
         except LeanHttpError as exc:

@@ -116,6 +116,43 @@ async def _close_mid_answer(reader: asyncio.StreamReader, writer: asyncio.Stream
     writer.close()
 
 
+async def _whole_answer_at_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    await reader.readexactly(length)
+    body = f"{len(GO_STREAM):x}\r\n".encode() + GO_STREAM + b"\r\n0\r\n\r\n"
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    writer.write(head + body)  # one write: one read on loopback
+    await writer.drain()
+    writer.close()
+
+
+async def test_an_answer_that_has_ended_is_read_to_its_end_in_one_turn() -> None:
+    """The proxy's last frames leave in one write with the batch before them: a batch
+    that completes the answer is followed by the stream's end without the event loop
+    running others in between (a batch with more to come is not)."""
+    server = await asyncio.start_server(_whole_answer_at_once, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    loop = asyncio.get_running_loop()
+    async with server, httpx.AsyncClient() as http:
+        raw = _raw(url, http)
+        others: list[int] = []
+        batches = 0
+        async for batch in raw.batches(MESSAGE, {}):
+            assert batch
+            batches += 1
+            loop.call_soon(others.append, batches)
+        assert batches == 1
+        assert others == []
+        await raw.aclose()
+
+
 async def test_failures_in_words() -> None:
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
