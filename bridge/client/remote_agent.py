@@ -45,6 +45,7 @@ from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
 from trpc_bridge.client.passthrough import AnswerPassthrough, Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
+from trpc_bridge.client.stream_read import StreamRead
 from trpc_bridge.client.tls import ClientTls
 from trpc_bridge.client.transport import Transport
 from trpc_bridge.codecs.a2a.frames import (
@@ -64,12 +65,9 @@ from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import USER_ID_HEADER, new_id
 from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
-from trpc_bridge.telemetry.spans import annotate_current_span
 
 log = logging.getLogger(__name__)
 
-#: How long cancelling a remote task may hold up the consumer that went away.
-_CANCEL_TIMEOUT = 5.0
 #: How long a unary call follows a task the server answered while still working, and how
 #: often it asks (``tasks/get``), at most.
 _UNARY_TASK_TIMEOUT = 300.0
@@ -388,7 +386,7 @@ class RemoteAgent:
             async for event in events:
                 yield event
 
-    async def _decode_stream(
+    def _decode_stream(
         self,
         open_stream: Callable[[], AsyncGenerator[Any, None]],
         request: AgentRequest,
@@ -398,98 +396,23 @@ class RemoteAgent:
         owned: bool,
         passthrough: Passthrough | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
-        """Decode one stream of frames; ``owned``: the task is ours, so leaving early
-        cancels it (a subscription leaves the task running). With a ``passthrough`` the
-        stream is of batches of results as JSON (:meth:`RawResults.batches`): it takes
-        those it handles itself, the others are read and decoded."""
+        """Decode one stream of frames (:class:`~trpc_bridge.client.stream_read.StreamRead`);
+        ``owned``: the task is ours, so leaving early cancels it."""
         decoder = DialectStreamDecoder(
             mappers=self._mappers, invocation_id=request.invocation_id, author=self.name
         )
-        tap = self._tap(request, sink)
-        completed = False
-
-        def absorb() -> None:
-            """The decoder's state as if it had decoded the results ``passthrough`` took."""
-            for standing in passthrough.standing() if passthrough is not None else ():
-                with contextlib.suppress(CodecError):
-                    decoder.feed(tap.take(read_result(standing))[1])
-
-        def decode(frame: Frame) -> list[AgentEvent]:
-            known = decoder.task_id
-            progress_events, frame = tap.take(frame)
-            events = decoder.feed(frame)
-            if decoder.task_id != known:  # the invoke_agent span learns the task
-                annotate_current_span(task_id=decoder.task_id)
-            return progress_events + events
-
-        try:
-            async with contextlib.aclosing(open_stream()) as items:
-                async for item in items:
-                    if passthrough is None:
-                        for event in decode(item):
-                            yield event
-                        continue
-                    taken = False
-                    for result in item:  # a batch of results as JSON
-                        # After the task's end the decoder drops what follows: decoded.
-                        if not decoder.finished and passthrough.take(result):
-                            taken = True
-                            continue
-                        absorb()
-                        bare = decoder.bare_type(result)
-                        if bare is not None and passthrough.take_bare(bare):
-                            decoder.absorb_bare()
-                            taken = True
-                            continue
-                        frame = self._raw_results().frame(result)
-                        for event in decode(frame) if frame is not None else ():
-                            yield event
-                    if taken:
-                        await passthrough.pace()
-            completed = True
-        except RemoteCallError as exc:
-            completed = True  # the remote side is gone or refused: nothing to cancel
-            absorb()
-            yield run_error_event(
-                f"A2A streaming request failed to {self.endpoint.url}: {exc}", request, self.name
-            )
-            return
-        finally:
-            absorb()
-            if owned and not completed and decoder.task_id and not decoder.finished:
-                # The consumer went away (aclose / cancellation): stop the remote task too.
-                await self._cancel(decoder.task_id, headers)
-        if decoder.ended_early():
-            async for event in self._recover(decoder, tap, request, headers):
-                yield event
-
-    async def _cancel(self, task_id: str, headers: Mapping[str, str]) -> None:
-        with contextlib.suppress(RemoteCallError, asyncio.TimeoutError):
-            await asyncio.wait_for(self._transport.cancel_task(task_id, headers), _CANCEL_TIMEOUT)
-
-    async def _recover(
-        self,
-        decoder: DialectStreamDecoder,
-        tap: ProgressTap,
-        request: AgentRequest,
-        headers: Mapping[str, str],
-    ) -> AsyncIterator[AgentEvent]:
-        """The stream ended before the task did (a dropped connection, a server that
-        evicted a slow consumer): ask for the task, deliver what the stream missed
-        (progress included: its history adds only the blocks the stream lost)."""
-        with contextlib.suppress(RemoteCallError, CodecError):
-            progress_events, task = tap.take(
-                await self._transport.get_task(decoder.task_id, headers)
-            )
-            for event in progress_events + decoder.feed(task):
-                yield event
-        if not decoder.finished:
-            yield run_error_event(
-                f"A2A stream from {self.endpoint.url} ended before task {decoder.task_id} "
-                f"reached an end state (last state: {decoder.state})",
-                request,
-                self.name,
-            )
+        read = StreamRead(
+            self._transport,
+            self.name,
+            self.endpoint.url,
+            decoder,
+            self._tap(request, sink),
+            request,
+            headers,
+        )
+        # Results as JSON come from the lean client, which only a passthrough reads with.
+        read_frame = self._raw_results().frame if passthrough is not None else None
+        return read.events(open_stream, owned=owned, passthrough=passthrough, read_frame=read_frame)
 
     # --- asynchronous calls -----------------------------------------------------------
 
