@@ -23,7 +23,8 @@ from opentelemetry.metrics import MeterProvider
 
 from trpc_bridge.agent import close_events
 from trpc_bridge.events import AgentEvent, AgentRequest
-from trpc_bridge.telemetry.metrics import ClientCallMeter, metrics_for
+from trpc_bridge.telemetry.metrics import metrics_for
+from trpc_bridge.telemetry.run_meters import ClientCallMeter
 from trpc_bridge.telemetry.spans import (
     NOT_FAILURES,
     AgentCall,

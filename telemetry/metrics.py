@@ -37,8 +37,16 @@ from opentelemetry.semconv.attributes import error_attributes, http_attributes, 
 from opentelemetry.semconv.metrics import http_metrics
 from opentelemetry.util.types import AttributeValue
 
-from trpc_bridge.events import AgentEvent, ErrorType
 from trpc_bridge.telemetry.histogram_records import BoundHistogram, HistogramRecords
+from trpc_bridge.telemetry.run_meters import (
+    OTHER,
+    OUTCOME_ERROR,
+    OUTCOME_OK,
+    Attributes,
+    ClientCallMeter,
+    RunKey,
+    RunMeter,
+)
 from trpc_bridge.telemetry.spans import (
     A2A_PROTOCOL_VERSION,
     A2A_TRANSPORT,
@@ -49,9 +57,6 @@ from trpc_bridge.version import __version__
 #: Instrumentation scope of every instrument.
 METER_NAME = "trpc_bridge"
 
-Attributes = dict[str, AttributeValue]
-#: A run's attribute set: agent name, transport, wire version, encoding.
-RunKey = tuple[str, str, str, str]
 
 # --- the bridge's own attribute keys -------------------------------------------------------
 #: The wire encoding a run's events were written in (``trpc``, ``plain``, ``adk``, …,
@@ -65,9 +70,6 @@ STORE_OPERATION: Final = "trpc_bridge.task_store.operation"
 #: Which fan-out backend carried a frame between replicas (``postgresql``, ``redis``).
 FANOUT_BACKEND: Final = "trpc_bridge.fanout"
 
-OUTCOME_OK: Final = "ok"
-OUTCOME_ERROR: Final = "error"
-OUTCOME_CANCELLED: Final = "cancelled"
 PUSH_DELIVERED: Final = "delivered"
 PUSH_REFUSED: Final = "refused"
 PUSH_FAILED: Final = "failed"
@@ -92,19 +94,10 @@ _HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 
 #: Short store calls and replica lag: sub-millisecond to seconds.
 _SHORT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
-#: ``error.type`` values a run may carry; anything else an agent invents is ``_OTHER``
-#: (an agent's error type is its own string: not a bounded set).
-_KNOWN_ERRORS = frozenset({ErrorType.FLOW, ErrorType.RUN, ErrorType.API, ErrorType.STOP_AGENT})
-_OTHER = "_OTHER"
 #: HTTP methods as the HTTP conventions list them; any other is ``_OTHER``.
 _HTTP_METHODS = frozenset(
     {"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"}
 )
-
-
-def error_type(value: str) -> str:
-    """``value`` when it is one of the known run error types, else ``_OTHER``."""
-    return value if value in _KNOWN_ERRORS else _OTHER
 
 
 class BridgeMetrics:
@@ -241,7 +234,7 @@ class BridgeMetrics:
         (``http``, or ``https`` on a TLS port)."""
         bound = self._http.get((method, status, scheme))
         if bound is None:
-            known = method if method in _HTTP_METHODS else _OTHER
+            known = method if method in _HTTP_METHODS else OTHER
             attributes: Attributes = {
                 http_attributes.HTTP_REQUEST_METHOD: known,
                 http_attributes.HTTP_RESPONSE_STATUS_CODE: status,
@@ -374,6 +367,20 @@ class BridgeMetrics:
                 self._ended[ended_key] = bound
         bound.record(seconds)
 
+    def first_tokens(
+        self, key: RunKey, attributes: Attributes, to_first: float, per_token: float | None
+    ) -> None:
+        """A streamed run's time to its first token and, with more than one delta, its
+        mean time per output token."""
+        records = self._records
+        records.record(self.time_to_first_token, key, attributes, to_first)
+        if per_token is not None:
+            records.record(self.time_per_output_token, key, attributes, per_token)
+
+    def client_ended(self, attributes: Attributes, seconds: float) -> None:
+        """A call to a remote agent took ``seconds``."""
+        self.client_duration.record(seconds, attributes)
+
     def client_call(
         self, agent_name: str, *, transport: str, protocol_version: str
     ) -> ClientCallMeter:
@@ -387,158 +394,6 @@ class BridgeMetrics:
         if protocol_version:
             attributes[A2A_PROTOCOL_VERSION] = protocol_version
         return ClientCallMeter(self, attributes)
-
-
-#: What a text delta the proxy relayed counts as (:meth:`RunMeter.relayed`).
-_RELAYED_DELTA = AgentEvent.text_delta(" ", "")
-
-
-class RunMeter:
-    """One served run: :meth:`observe` every event (cheap), :meth:`end` once.
-
-    The time to first token is the time to the run's first content or reasoning delta; the
-    time per output token is the mean gap between its deltas after the first (one value
-    per run, as the GenAI conventions define it), both for streamed runs that did not
-    fail: a unary call's caller sees nothing before the end, and leaving them out keeps a
-    unary request at two histogram records (``bench/metrics.py``).
-    """
-
-    __slots__ = (
-        "_attributes",
-        "_deltas",
-        "_done",
-        "_error",
-        "_events",
-        "_first",
-        "_input_tokens",
-        "_key",
-        "_last",
-        "_metrics",
-        "_output_tokens",
-        "_started",
-        "_streamed",
-        "_tokens",
-    )
-
-    def __init__(
-        self,
-        metrics: BridgeMetrics,
-        key: RunKey,
-        attributes: Attributes,
-        *,
-        streamed: bool,
-        tokens: bool,
-    ) -> None:
-        self._metrics = metrics
-        self._key = key
-        self._attributes = attributes
-        self._streamed = streamed
-        self._tokens = tokens
-        self._started = perf_counter()
-        self._first = 0.0
-        self._last = 0.0
-        self._deltas = 0
-        self._events = 0
-        self._input_tokens = 0
-        self._output_tokens = 0
-        self._error = ""
-        self._done = False
-
-    def observe(self, event: AgentEvent) -> None:
-        self._events += 1
-        if event.done:
-            self._done = True
-        if event.is_partial:  # most events of a stream: a delta, no usage counted
-            if self._streamed and event.choices:
-                delta = event.choices[0].delta
-                if delta.content or delta.reasoning_content:
-                    # Inline, not a method: this runs for every delta of a stream.
-                    now = perf_counter()
-                    if not self._deltas:
-                        self._first = now
-                    self._last = now
-                    self._deltas += 1
-        elif (usage := event.usage) is not None and self._tokens:
-            self._input_tokens += usage.prompt_tokens
-            self._output_tokens += usage.completion_tokens
-        error = event.error
-        if error is not None and event.is_terminal_error():
-            self._error = error_type(error.type)
-
-    def relayed(self, *, text: bool = True) -> None:
-        """What :meth:`observe` notes of a streamed text delta the proxy relayed without
-        making it an event (``server/proxying``); ``text=False``: of an update without
-        content (a partial event without text or error: one event, nothing else)."""
-        if text:
-            self.observe(_RELAYED_DELTA)
-        else:
-            self._events += 1
-
-    def end(self, *, cancelled: bool = False) -> None:
-        """Record the run; ``cancelled``: it was stopped before its end (a consumer that
-        stops reading after a final event, ``done``, has not cancelled anything)."""
-        cancelled = cancelled and not self._done
-        metrics = self._metrics
-        elapsed = perf_counter() - self._started
-        attributes = self._attributes
-        if self._events:
-            metrics.events_written(self._key, attributes, self._events)
-        if self._input_tokens or self._output_tokens:
-            metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
-        if self._error:
-            metrics.run_ended(self._key, attributes, OUTCOME_ERROR, self._error, elapsed)
-            return
-        if cancelled:
-            metrics.run_ended(self._key, attributes, OUTCOME_CANCELLED, "", elapsed)
-            return
-        if self._deltas:
-            records = metrics._records
-            ttft = self._first - self._started
-            records.record(metrics.time_to_first_token, self._key, attributes, ttft)
-            if self._deltas > 1:
-                per_delta = (self._last - self._first) / (self._deltas - 1)
-                records.record(metrics.time_per_output_token, self._key, attributes, per_delta)
-        metrics.run_ended(self._key, attributes, OUTCOME_OK, "", elapsed)
-
-
-class ClientCallMeter:
-    """One call to a remote agent: :meth:`observe` every event, :meth:`end` once. The
-    tokens the remote agent reports (``AgentEvent.usage`` decoded from the wire) are
-    recorded here, once per call, with the call's attributes."""
-
-    __slots__ = (
-        "_attributes",
-        "_error",
-        "_input_tokens",
-        "_metrics",
-        "_output_tokens",
-        "_started",
-    )
-
-    def __init__(self, metrics: BridgeMetrics, attributes: Attributes) -> None:
-        self._metrics = metrics
-        self._attributes = attributes
-        self._started = perf_counter()
-        self._error = ""
-        self._input_tokens = 0
-        self._output_tokens = 0
-
-    def observe(self, event: AgentEvent) -> None:
-        usage = event.usage
-        if usage is not None and not event.is_partial:
-            self._input_tokens += usage.prompt_tokens
-            self._output_tokens += usage.completion_tokens
-        error = event.error
-        if error is not None and event.is_terminal_error():
-            self._error = error_type(error.type)
-
-    def end(self) -> None:
-        attributes = self._attributes
-        if self._input_tokens or self._output_tokens:
-            self._metrics.tokens_used(attributes, self._input_tokens, self._output_tokens)
-        if self._error:
-            attributes = {**attributes, error_attributes.ERROR_TYPE: self._error}
-        self._metrics.client_duration.record(perf_counter() - self._started, attributes)
 
 
 #: Meter provider class → whether it records (neither the API's proxy nor its no-op).

@@ -19,7 +19,7 @@ from opentelemetry.sdk.resources import Resource
 from prometheus_client import CollectorRegistry, generate_latest
 
 from trpc_bridge.events import AgentEvent, Usage
-from trpc_bridge.telemetry import histogram_records
+from trpc_bridge.telemetry import histogram_records, run_meters
 from trpc_bridge.telemetry import metrics as bridge_metrics
 from trpc_bridge.telemetry.histogram_records import HistogramRecords
 
@@ -112,7 +112,9 @@ def _served(provider: MeterProvider) -> None:
     """The same calls of every hook of the bridge's metrics, with the same clock."""
     ticks = iter(range(10_000))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bridge_metrics, "perf_counter", lambda: next(ticks) * 0.0137)
+        clock = lambda: next(ticks) * 0.0137  # noqa: E731
+        patch.setattr(bridge_metrics, "perf_counter", clock)
+        patch.setattr(run_meters, "perf_counter", clock)
         served = bridge_metrics.BridgeMetrics(provider)
         for method, status in [("POST", 200), ("GET", 404), ("BREW", 200), ("POST", 503)] * 3:
             served.http_request(method, status, next(ticks) * 0.001, "http")

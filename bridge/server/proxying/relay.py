@@ -49,7 +49,7 @@ from trpc_bridge.agent import Agent
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
-from trpc_bridge.telemetry.metrics import RunMeter
+from trpc_bridge.telemetry.run_meters import RunMeter
 
 #: An output of the door (a frame, SSE text) and what a key's outputs are made from
 #: (compared for equality).

@@ -34,7 +34,7 @@ from trpc_bridge.codecs.trpc.encode import EncodedMessage
 from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
-from trpc_bridge.telemetry.metrics import RunMeter
+from trpc_bridge.telemetry.run_meters import RunMeter
 
 #: Response metadata a relayed message may carry (strings only).
 _METADATA = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
