@@ -83,6 +83,8 @@ class ReplayPeer:
     #: A non-SSE JSON body answering message/stream instead (an early error).
     stream_json: dict[str, Any] | None = None
     send_result: Any = None
+    #: The answer to ``GetExtendedAgentCard`` (None: not found).
+    extended_card: dict[str, Any] | None = None
     calls: list[Recorded] = field(default_factory=list)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     url: str = ""
@@ -105,6 +107,8 @@ class ReplayPeer:
             return StreamingResponse(self._replay(), media_type="text/event-stream")
         if method in ("message/send", "SendMessage"):
             return JSONResponse({"jsonrpc": "2.0", "id": rpc_id, "result": self.send_result})
+        if method == "GetExtendedAgentCard" and self.extended_card is not None:
+            return JSONResponse({"jsonrpc": "2.0", "id": rpc_id, "result": self.extended_card})
         if method == "tasks/cancel":
             self.cancelled.set()
         # A v0 Go server deletes its streaming task at the end: get/cancel find nothing.

@@ -273,3 +273,32 @@ async def test_a_forwarding_proxy_forwards_only_a_verified_token() -> None:
             assert "result" in answer.json(), answer.text
     assert sent(peer, "Authorization") == [""]
     assert sent(peer, "X-User-ID") == ["alice"]
+
+
+async def test_a_transport_on_the_extended_card_keeps_the_callers_headers() -> None:
+    """REST is on the extended card only, which is asked for with the credential: that
+    credential goes with the card request (and later per call, placed by the card's
+    scheme), while the caller's own extra headers stay the agent's static headers."""
+    peer = peer_with()
+    async with serving(peer) as base:
+        jsonrpc = {"url": base, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        rest = {
+            "url": f"{base.rstrip('/')}/rest",
+            "protocolBinding": "HTTP+JSON",
+            "protocolVersion": "1.0",
+        }
+        for key in ("url", "version"):
+            peer.card.pop(key)
+        peer.card["capabilities"]["extendedAgentCard"] = True
+        peer.card["supportedInterfaces"] = [jsonrpc]
+        peer.extended_card = {**peer.card, "supportedInterfaces": [jsonrpc, rest]}
+        async with await RemoteAgent.connect(
+            base,
+            transport="rest",
+            credentials=CredentialOptions(token="t-extended"),
+            headers={"X-Caller": "kept"},
+        ) as agent:
+            assert agent.endpoint.binding == "HTTP+JSON"
+            assert agent._headers == {"X-Caller": "kept"}
+    assert peer.methods() == ["GetExtendedAgentCard"]
+    assert sent(peer, "Authorization") == ["Bearer t-extended"]
