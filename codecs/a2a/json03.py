@@ -426,6 +426,10 @@ def _run_bytes(run: TextRun) -> tuple[bytes, bytes]:
     return before, after
 
 
+#: Frames a :class:`StreamWriter` keeps the bytes of (a run's repeated frames are few).
+_WRITTEN_KEPT = 16
+
+
 class StreamWriter:
     """One stream's frames as 0.3 JSON-RPC responses. A text delta costs one JSON string
     encoding: the bytes around its text are made once per run (kept on the
@@ -438,6 +442,10 @@ class StreamWriter:
         envelope["result"] = None
         #: ``{"id":…,"jsonrpc":"2.0","result":`` (the result is the envelope's last key).
         self._head = orjson.dumps(envelope)[: -len(b"null}")]
+        #: Protobuf frames written, by identity, with their bytes: a run publishes one
+        #: object for every repeat of a frame (its bare updates, ``StreamEncoder.bare``),
+        #: and a published frame never changes. The frame is kept: its id stays its own.
+        self._written: dict[int, tuple[Frame, bytes]] = {}
 
     def response(self, frame: Frame | TextDelta) -> bytes:
         if type(frame) is TextDelta:
@@ -448,6 +456,13 @@ class StreamWriter:
             if around is not _NO_BYTES:
                 return b"".join((self._head, around[0], orjson.dumps(frame.text), around[1], b"}"))
             frame = frame.to_proto()
+        written = self._written.get(id(frame))
+        if written is not None and written[0] is frame:
+            return written[1]
         # :func:`success_response` without its envelope dict: the result is the last key.
         result = result_to_json(frame)  # type: ignore[arg-type]
-        return b"".join((self._head, orjson.dumps(result, default=_stream_number), b"}"))
+        data = b"".join((self._head, orjson.dumps(result, default=_stream_number), b"}"))
+        if len(self._written) >= _WRITTEN_KEPT:
+            self._written.clear()
+        self._written[id(frame)] = (frame, data)  # type: ignore[assignment]
+        return data

@@ -140,6 +140,11 @@ def unary_error_task(
     return task
 
 
+#: Object types a run keeps its bare update of (trpc has a handful of
+#: ``preprocessing.*`` types; an agent's own are not a bounded set).
+_MAX_BARE_TYPES = 16
+
+
 class StreamEncoder:
     """One streaming run (§2.4): ``submitted`` → artifact updates → empty ``lastChunk``
     artifact → ``completed``; or a terminal error frame instead of the last two.
@@ -159,6 +164,10 @@ class StreamEncoder:
         self._seen: set[str] = set()
         self._runs = TextRuns(run.task_id, run.context_id)
         self._last_id = ""
+        #: :meth:`bare`'s update per object type, made once per run: a published frame is
+        #: never changed, so one object serves every repeat (and a writer that has written
+        #: it knows its bytes).
+        self._bare: dict[str, StreamFrame] = {}
 
     def start(self, *, app_name: str, user_id: str) -> list[StreamFrame]:
         return [
@@ -215,8 +224,13 @@ class StreamEncoder:
             return None
         self._seen.add("")
         self._last_id = ""
-        encoded = EncodedMessage([], {META_OBJECT_TYPE: object_type}, "", True)
-        return artifact_update(encoded, task_id=self.task_id, context_id=self.context_id)
+        update = self._bare.get(object_type)
+        if update is None:
+            encoded = EncodedMessage([], {META_OBJECT_TYPE: object_type}, "", True)
+            update = artifact_update(encoded, task_id=self.task_id, context_id=self.context_id)
+            if len(self._bare) < _MAX_BARE_TYPES:
+                self._bare[object_type] = update
+        return update
 
     def _text_delta(self, event: AgentEvent, text: str, part_metadata: Any) -> RunFrame:
         """What :func:`artifact_update` would build for a streamed text delta: a

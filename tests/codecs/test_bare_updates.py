@@ -19,6 +19,7 @@ from a2a.types import TaskStatusUpdateEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trpc_bridge.codecs.a2a.json03 import StreamWriter, success_response
 from trpc_bridge.codecs.dialects.decode import DialectStreamDecoder
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
 from trpc_bridge.codecs.errors import CodecError
@@ -195,15 +196,22 @@ def test_encoder_bare_is_the_event_encoded(
     options = EncodeOptions(adk_compat=adk_compat, structured_errors=structured)
     full = StreamEncoder(RunTarget("task-1", "ctx-1", options))
     bare = StreamEncoder(RunTarget("task-1", "ctx-1", options))
+    # The 0.3 writer keeps the bytes of a frame it wrote: the bare path publishes one
+    # object for every repeat of a type, the event path a new one each time.
+    full_writer, bare_writer = StreamWriter(7), StreamWriter(7)
     for events in decoded:
         for event in events:
-            frames = _normalised(full.encode(event))
+            encoded = full.encode(event)
+            frames = _normalised(encoded)
             candidate = _is_bare_event(event)
             made = bare.bare(event.object) if candidate else None
             if made is None:
                 assert _normalised(bare.encode(event)) == frames
             else:
                 assert _normalised([made]) == frames
+                (expected,) = encoded
+                assert bare_writer.response(made) == full_writer.response(expected)
+                assert bare_writer.response(made) == success_response(made, 7)
             assert (bare.done, bare._seen, bare._last_id) == (full.done, full._seen, full._last_id)
     assert _normalised(bare.close()) == _normalised(full.close())
 
@@ -233,6 +241,10 @@ def test_go_tool_stream_takes_its_preprocessing_frames() -> None:
     assert sum(k is not None for k in kinds) == 8
     _, taken = _decoded_both_ways(results, DialectStreamDecoder)
     assert taken == 8
+    # One update per type and run: its two LLM calls' four types are four objects.
+    encoder = StreamEncoder(RunTarget("task-1", "ctx-1", EncodeOptions()))
+    made = [encoder.bare(k) for k in kinds if k is not None]
+    assert len({id(frame) for frame in made}) == 4
 
 
 def test_open_pieces_are_completed_by_the_event_path() -> None:
