@@ -455,14 +455,17 @@ class StreamWriter:
                 around = run.json03 = _run_bytes(run)
             if around is not _NO_BYTES:
                 return b"".join((self._head, around[0], orjson.dumps(frame.text), around[1], b"}"))
-            frame = frame.to_proto()
+            return self._json(frame.to_proto())  # a new object each time: not kept
         written = self._written.get(id(frame))
         if written is not None and written[0] is frame:
             return written[1]
-        # :func:`success_response` without its envelope dict: the result is the last key.
-        result = result_to_json(frame)  # type: ignore[arg-type]
-        data = b"".join((self._head, orjson.dumps(result, default=_stream_number), b"}"))
+        data = self._json(frame)  # type: ignore[arg-type]
         if len(self._written) >= _WRITTEN_KEPT:
             self._written.clear()
         self._written[id(frame)] = (frame, data)  # type: ignore[assignment]
         return data
+
+    def _json(self, frame: Frame) -> bytes:
+        # :func:`success_response` without its envelope dict: the result is the last key.
+        result = result_to_json(frame)
+        return b"".join((self._head, orjson.dumps(result, default=_stream_number), b"}"))

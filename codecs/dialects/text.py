@@ -175,9 +175,6 @@ def _same(copy: str, original: str, loose: bool) -> bool:
     return normalise(copy) == normalise(original) if loose else copy == original
 
 
-__all__ = ["ResponseIds", "Shown", "ShownText", "normalise", "weight"]
-
-
 def part_texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
     """(text, reasoning, only text parts?) of some parts."""
     if not parts:
@@ -191,3 +188,6 @@ def part_texts(parts: tuple[WirePart, ...]) -> tuple[str, str, bool]:
         else:
             text_only = False
     return "".join(text), "".join(thought), text_only
+
+
+__all__ = ["ResponseIds", "Shown", "ShownText", "normalise", "part_texts", "weight"]
