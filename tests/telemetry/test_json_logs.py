@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from subprocess import Popen
+from typing import Any
 
 import httpx
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -65,6 +66,17 @@ def _stop(proc: Popen[str]) -> str:
     return stderr
 
 
+def _invoke_agent_spans(exports: list[bytes]) -> list[Any]:
+    return [
+        span
+        for export in exports
+        for resource in ExportTraceServiceRequest.FromString(export).resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+        if span.name.startswith("invoke_agent")
+    ]
+
+
 def test_json_lines_carry_the_exported_trace_task_and_transport() -> None:
     with loopback_collector() as collector:
         env = {
@@ -84,19 +96,18 @@ def test_json_lines_carry_the_exported_trace_task_and_transport() -> None:
             answer = httpx.post(f"{url}?note=secret-query", json=body, headers=headers, timeout=30)
             assert "result" in answer.json()
             httpx.get(f"{url}.well-known/agent-card.json", timeout=30)
-            exports = collector.received("/v1/traces")
+            # The run's span may leave in a later export than the first (the batch
+            # processor sends what has ended by each tick): wait for it, bounded.
+            deadline = time.monotonic() + 30
+            while not (spans := _invoke_agent_spans(collector.received("/v1/traces"))):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
             stderr = _stop(proc)
     # Every line the process wrote on stderr is one JSON object.
     lines = [json.loads(line) for line in stderr.splitlines()]
     assert lines and all(isinstance(line, dict) for line in lines)
-    [span] = [
-        span
-        for export in exports
-        for resource in ExportTraceServiceRequest.FromString(export).resource_spans
-        for scope in resource.scope_spans
-        for span in scope.spans
-        if span.name.startswith("invoke_agent")
-    ]
+    [span] = spans
     [access] = [line for line in lines if line.get("url.path") == "/"]
     assert access["logger"] == "trpc_bridge.access"
     assert access["level"] == "INFO"
