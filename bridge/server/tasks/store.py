@@ -64,14 +64,24 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
     The bridge keeps finished tasks so that ``tasks/get`` works after a run (trpc deletes
     them at once); without a bound, a long-running server's memory would grow with every
     task it ever ran. Use a database store to keep everything.
+
+    Like a2a-sdk's (and as a database store behaves), what is saved and what is read are
+    copies, so no caller shares a stored task; but a task handed over with :meth:`adopt`
+    is kept as it is: the registry's snapshot of a finished run, made for the store and
+    held by nothing else (the copy of its every artifact was a twentieth of a proxied
+    tool call's cost, ``bench/README.md``).
     """
 
     def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
-        super().__init__()
+        super().__init__(use_copying=False)  # copied here instead, where it is needed
         self._max_tasks = max_tasks
         self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
+        await self.adopt(_copy(task), context)
+
+    async def adopt(self, task: Task, context: ServerCallContext) -> None:
+        """Save ``task`` itself, not a copy: the caller gives it up (changes it no more)."""
         await super().save(task, context)
         key = (resolve_user_scope(context), task.id)
         self._order[key] = None
@@ -80,9 +90,29 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
             (owner, task_id), _ = self._order.popitem(last=False)
             await super().delete(task_id, owner_context(owner))
 
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        # (``list`` builds its answer, which copies the tasks into it.)
+        task = await super().get(task_id, context)
+        return None if task is None else _copy(task)
+
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         await super().delete(task_id, context)
         self._order.pop((resolve_user_scope(context), task_id), None)
+
+
+def _copy(task: Task) -> Task:
+    copied = Task()
+    copied.CopyFrom(task)
+    return copied
+
+
+async def save_snapshot(store: TaskStore, task: Task, context: ServerCallContext) -> None:
+    """Save ``task``, a snapshot made for the store that nothing else holds: the in-memory
+    store keeps it without a copy (:meth:`BoundedMemoryTaskStore.adopt`)."""
+    if isinstance(store, BoundedMemoryTaskStore):
+        await store.adopt(task, context)
+    else:
+        await store.save(task, context)
 
 
 _WIDEN = {
