@@ -68,8 +68,8 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
     Like a2a-sdk's (and as a database store behaves), what is saved and what is read are
     copies, so no caller shares a stored task; but a task handed over with :meth:`adopt`
     is kept as it is: the registry's snapshot of a finished run, made for the store and
-    held by nothing else (the copy of its every artifact was a twentieth of a proxied
-    tool call's cost, ``bench/README.md``).
+    held by nothing else (copying its every artifact was about 1 % of a proxied tool
+    call's instructions, ``bench/README.md``).
     """
 
     def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
