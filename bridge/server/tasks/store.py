@@ -78,7 +78,7 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
         self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        await self.adopt(_copy(task), context)
+        await self.adopt(copied_task(task), context)
 
     async def adopt(self, task: Task, context: ServerCallContext) -> None:
         """Save ``task`` itself, not a copy: the caller gives it up (changes it no more)."""
@@ -93,14 +93,15 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         # (``list`` builds its answer, which copies the tasks into it.)
         task = await super().get(task_id, context)
-        return None if task is None else _copy(task)
+        return None if task is None else copied_task(task)
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         await super().delete(task_id, context)
         self._order.pop((resolve_user_scope(context), task_id), None)
 
 
-def _copy(task: Task) -> Task:
+def copied_task(task: Task) -> Task:
+    """A copy of ``task`` that shares nothing with it."""
     copied = Task()
     copied.CopyFrom(task)
     return copied

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
 
 from trpc_bridge.server.background import cancel_and_wait
-from trpc_bridge.server.tasks.store import first_line
+from trpc_bridge.server.tasks.store import copied_task, first_line
 
 logger = logging.getLogger(__name__)
 
@@ -45,12 +45,6 @@ class _Unsaved:
     task: Task
     owner: str
     write: Write
-
-
-def _copy(task: Task) -> Task:
-    copy = Task()
-    copy.CopyFrom(task)
-    return copy
 
 
 def _matches(task: Task, params: ListTasksRequest) -> bool:
@@ -77,14 +71,14 @@ class UnsavedTasks:
 
     def add(self, task: Task, owner: str, write: Write) -> None:
         """``task`` as its caller was told it ended, until ``write`` stores it."""
-        self._tasks[task.id] = _Unsaved(_copy(task), owner, write)
+        self._tasks[task.id] = _Unsaved(copied_task(task), owner, write)
         if self._retrying is None or self._retrying.done():
             self._retrying = asyncio.create_task(self._retry())
 
     def get(self, task_id: str, owner: str) -> Task | None:
         """``owner``'s unsaved task ``task_id``, as its caller was told it ended."""
         found = self._tasks.get(task_id)
-        return _copy(found.task) if found is not None and found.owner == owner else None
+        return copied_task(found.task) if found is not None and found.owner == owner else None
 
     def overlay(
         self, page: ListTasksResponse, params: ListTasksRequest, owner: str
@@ -101,11 +95,11 @@ class UnsavedTasks:
             if told is None:
                 kept.append(task)
             elif _matches(told, params):
-                kept.append(_copy(told))
+                kept.append(copied_task(told))
             else:
                 page.total_size -= 1
         if not params.page_token:
-            extra = [_copy(t) for t in mine.values() if _matches(t, params)]
+            extra = [copied_task(t) for t in mine.values() if _matches(t, params)]
             kept = extra + kept
             page.total_size += len(extra)
         del page.tasks[:]
