@@ -268,6 +268,9 @@ def test_live_go_peer(relayed: collections.Counter[str], scenario: str) -> None:
         proxies.run(stack.aclose())
     if scenario == "tool":  # its eight preprocessing frames are bare updates
         assert relayed["bare"] - before["bare"] == 8
+        # The answer's three deltas: the A2A door's are learnt from the first (which
+        # wrote the artifact every later one appends to), so two are relayed.
+        assert relayed["A2aRelay"] - before["A2aRelay"] == 2
 
 
 def test_a_finished_run_is_freed_without_the_garbage_collector(

@@ -86,12 +86,23 @@ class A2aRelay(Relay[RunFrame, RunFrame]):
             return None
         return _with_text(outputs[0], "")
 
-    def settled(self, template: RunFrame) -> bool:
-        # A delta's update appends once its artifact was written (the encoder's rule):
-        # from then on every delta of the key has this run, or this update with its text.
+    def later(self, template: RunFrame) -> RunFrame | None:
+        # The encoder's rule: a delta's update appends once its artifact was written. So
+        # every delta after this one has the run that appends (this one's, if it did).
+        # An artifact without an id is never appended to: learnt from two outputs.
         if type(template) is TextDelta:
-            return template.run.append
-        return isinstance(template, TaskArtifactUpdateEvent) and template.append
+            run = template.run
+            return template._replace(run=run.continuation) if run.artifact_id else None
+        if not isinstance(template, TaskArtifactUpdateEvent):
+            return None
+        if not template.artifact.artifact_id:
+            return None
+        if template.append:
+            return template
+        appended = TaskArtifactUpdateEvent()
+        appended.CopyFrom(template)
+        appended.append = True
+        return appended
 
     def take_bare(self, object_type: str) -> bool:
         frame = self.encoder.inner.bare(object_type)

@@ -15,8 +15,9 @@ proxied frame's cost. A :class:`Relay` skips that for those frames, and only the
   and tag; reasoning only when no redaction policy is installed, since the runner masks
   thinking text by its content) is keyed by everything in it but its text. A key's
   frames go the usual way until two in a row came out as one output each, carrying their
-  text and alike but for it (or one did that the door says is settled: an A2A update that
-  appends, which every later delta of its key repeats); from then on a frame of that key
+  text and alike but for it, or one did from which the door knows what every later delta
+  of its key comes out as (:meth:`Relay.later`: for an A2A caller, the update appending
+  to the artifact the first delta wrote); from then on a frame of that key
   is that output with its own text, handed to the door at once, without being decoded or
   encoded;
 - before the decoder reads anything else it absorbs results standing for the relayed
@@ -163,11 +164,12 @@ class Relay(Generic[Out, Template]):
     def emit(self, output: Out) -> None:
         raise NotImplementedError
 
-    def settled(self, template: Template) -> bool:
-        """Every later delta of a key whose output had ``template`` comes out alike (a
-        door whose output for a key changes only on the key's first delta says so, and
-        its key is relayed from the second delta on). Default: learn from two outputs."""
-        return False
+    def later(self, template: Template) -> Template | None:
+        """The template every later delta of a key comes out as, known from one output
+        with ``template`` (a door whose output for a key changes only after the key's
+        first delta says how, and its key is relayed from the second delta on). Default:
+        None, learnt from two outputs alike."""
+        return None
 
     async def pace(self) -> None:
         """Returns when the door can take more output."""
@@ -234,10 +236,11 @@ class Relay(Generic[Out, Template]):
                 del self._templates[key]
                 self._last[key] = template
             return
-        if self._last.get(key) == template or self.settled(template):
+        learnt = template if self._last.get(key) == template else self.later(template)
+        if learnt is not None:
             if len(self._templates) >= _MAX_KEYS:
                 self._forget()
-            self._templates[key] = template
+            self._templates[key] = learnt
             self._results[key] = result
             self._last.pop(key, None)
             return
