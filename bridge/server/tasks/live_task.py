@@ -94,8 +94,6 @@ class LiveTask:
         #: Storing how the run ended failed (the caller was told so).
         self.save_failed = False
         self._interrupted: str | None = None
-        #: :attr:`aggregate` was handed to the task store (:meth:`hand_over`).
-        self._handed_over = False
 
     @classmethod
     def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> Self:
@@ -185,7 +183,6 @@ class LiveTask:
         instead = await self.settle(self)
         self.settled = True
         if instead is not None:
-            self._own_aggregate()
             self.aggregate.apply(instead)
             frame = instead
         self._deliver(frame)
@@ -219,8 +216,6 @@ class LiveTask:
     # --- fan-out ----------------------------------------------------------------------
 
     def publish(self, frame: StreamFrame) -> None:
-        if self._handed_over:
-            self._own_aggregate()
         self.aggregate.apply(frame)
         self._deliver(frame)
 
@@ -236,8 +231,6 @@ class LiveTask:
     def publish_text(self, delta: TextDelta) -> None:
         """:meth:`publish` of ``delta.to_proto()``, built only for whoever needs the
         protobuf (a fan-out, push delivery, a subscriber that did not ask for deltas)."""
-        if self._handed_over:
-            self._own_aggregate()
         self.aggregate.apply_text(delta)
         self.sequence += 1
         journal, observer = self.journal, self.observer
@@ -269,18 +262,6 @@ class LiveTask:
 
     def snapshot(self, history_length: int | None = None) -> Task:
         return self.aggregate.snapshot(history_length)
-
-    def hand_over(self) -> TaskAggregate:
-        """The aggregate, for a store that builds the task from it when it is read
-        (``tasks/store.py``): it changes no more, a frame published after this (a
-        shutdown's ``canceled`` after a settled end) goes to a copy."""
-        self._handed_over = True
-        return self.aggregate
-
-    def _own_aggregate(self) -> None:
-        if self._handed_over:
-            self.aggregate = TaskAggregate.from_task(self.aggregate.snapshot())
-            self._handed_over = False
 
     def close(self) -> None:
         for subscriber in self._subscribers:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
@@ -58,29 +58,6 @@ def owner_context(user_id: str) -> ServerCallContext:
     return ServerCallContext(user=TaskOwner(user_id))
 
 
-class TaskSource(Protocol):
-    """What a stored task is built from: a finished run's aggregate, which changes no
-    more once it is handed to the store."""
-
-    def snapshot(self, history_length: int | None = None) -> Task: ...
-
-
-class FinishedRun(Protocol):
-    """A run whose task is to be stored (the registry's live task)."""
-
-    @property
-    def task_id(self) -> str: ...
-
-    @property
-    def owner(self) -> str: ...
-
-    def snapshot(self, history_length: int | None = None) -> Task: ...
-
-    def hand_over(self) -> TaskSource:
-        """The run's aggregate, given up: what the run publishes after this goes to a copy."""
-        ...
-
-
 class BoundedMemoryTaskStore(InMemoryTaskStore):
     """a2a-sdk's in-memory store, keeping only the newest ``max_tasks`` tasks.
 
@@ -89,65 +66,38 @@ class BoundedMemoryTaskStore(InMemoryTaskStore):
     task it ever ran. Use a database store to keep everything.
 
     Like a2a-sdk's (and as a database store behaves), what is saved and what is read are
-    copies, so no caller shares a stored task. A finished run's task is not built when it
-    is stored (:meth:`keep`) but on its first read, from the aggregate the run handed over:
-    most finished runs are never read (a proxied tool call spent about 4 % of its
-    instructions building and storing one, ``bench/README.md``).
+    copies, so no caller shares a stored task; but a task handed over with :meth:`adopt`
+    is kept as it is: the registry's snapshot of a finished run, made for the store and
+    held by nothing else (copying its every artifact was about 1 % of a proxied tool
+    call's instructions, ``bench/README.md``).
     """
 
     def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
         super().__init__(use_copying=False)  # copied here instead, where it is needed
         self._max_tasks = max_tasks
-        #: Every stored task, oldest first, by (owner scope, task id); each is either in
-        #: a2a-sdk's store or in :attr:`_unbuilt`, never both.
         self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
-        #: Tasks kept as what they are built from, until their first read.
-        self._unbuilt: dict[tuple[str, str], TaskSource] = {}
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
+        await self.adopt(copied_task(task), context)
+
+    async def adopt(self, task: Task, context: ServerCallContext) -> None:
+        """Save ``task`` itself, not a copy: the caller gives it up (changes it no more)."""
+        await super().save(task, context)
         key = (resolve_user_scope(context), task.id)
-        self._unbuilt.pop(key, None)
-        await super().save(copied_task(task), context)
-        await self._stored(key)
-
-    async def keep(self, task_id: str, owner: str, source: TaskSource) -> None:
-        """Store the task ``source`` builds (for ``owner``), building it on its first
-        read; ``source`` must not change after this (:meth:`FinishedRun.hand_over`)."""
-        key = (owner, task_id)  # an owner_context's scope is its user id
-        if key in self._order and key not in self._unbuilt:
-            await super().delete(task_id, owner_context(owner))  # the older version
-        self._unbuilt[key] = source
-        await self._stored(key)
-
-    async def _stored(self, key: tuple[str, str]) -> None:
         self._order[key] = None
         self._order.move_to_end(key)
         while len(self._order) > self._max_tasks:
-            oldest, _ = self._order.popitem(last=False)
-            if self._unbuilt.pop(oldest, None) is None:
-                await super().delete(oldest[1], owner_context(oldest[0]))
-
-    async def _build(self, key: tuple[str, str]) -> None:
-        source = self._unbuilt.pop(key, None)
-        if source is not None:
-            await super().save(source.snapshot(), owner_context(key[0]))
+            (owner, task_id), _ = self._order.popitem(last=False)
+            await super().delete(task_id, owner_context(owner))
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        await self._build((resolve_user_scope(context), task_id))
+        # (``list`` builds its answer, which copies the tasks into it.)
         task = await super().get(task_id, context)
         return None if task is None else copied_task(task)
 
-    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
-        owner = resolve_user_scope(context)
-        for key in [key for key in self._unbuilt if key[0] == owner]:
-            await self._build(key)
-        return await super().list(params, context)  # its answer is built: a copy
-
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        key = (resolve_user_scope(context), task_id)
-        if self._unbuilt.pop(key, None) is None:
-            await super().delete(task_id, context)
-        self._order.pop(key, None)
+        await super().delete(task_id, context)
+        self._order.pop((resolve_user_scope(context), task_id), None)
 
 
 def copied_task(task: Task) -> Task:
@@ -157,13 +107,13 @@ def copied_task(task: Task) -> Task:
     return copied
 
 
-async def save_finished(store: TaskStore, run: FinishedRun) -> None:
-    """Store the task of a finished ``run``: the in-memory store keeps what it is built
-    from (:meth:`BoundedMemoryTaskStore.keep`), any other store gets it built."""
+async def save_snapshot(store: TaskStore, task: Task, context: ServerCallContext) -> None:
+    """Save ``task``, a snapshot made for the store that nothing else holds: the in-memory
+    store keeps it without a copy (:meth:`BoundedMemoryTaskStore.adopt`)."""
     if isinstance(store, BoundedMemoryTaskStore):
-        await store.keep(run.task_id, run.owner, run.hand_over())
+        await store.adopt(task, context)
     else:
-        await store.save(run.snapshot(), owner_context(run.owner))
+        await store.save(task, context)
 
 
 _WIDEN = {
