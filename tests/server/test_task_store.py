@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from a2a.types import Task
+from a2a.types import ListTasksRequest, Task, TaskState
 
 from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore, owner_context
 
@@ -23,8 +23,7 @@ async def test_oldest_tasks_are_dropped_past_the_bound() -> None:
 
 
 async def test_what_is_saved_and_read_is_not_shared() -> None:
-    """A saved task and a read one are copies (as a database store's are); an adopted
-    snapshot is kept as given, without a copy."""
+    """A saved task and a read one are copies (as a database store's are)."""
     store = BoundedMemoryTaskStore()
     alice = owner_context("alice")
     task = Task(id="t1", context_id="c")
@@ -35,7 +34,27 @@ async def test_what_is_saved_and_read_is_not_shared() -> None:
     read.context_id = "changed after the read"
     again = await store.get("t1", alice)
     assert again is not None and again.context_id == "c"
-    snapshot = Task(id="t2", context_id="c")
-    await store.adopt(snapshot, alice)
-    assert await store.get("t2", alice) == snapshot
-    assert await store.get("t2", owner_context("bob")) is None  # still scoped by owner
+    assert await store.get("t1", owner_context("bob")) is None  # scoped by owner
+
+
+async def test_list_is_the_owners_tasks_filtered_ordered_and_paged() -> None:
+    store = BoundedMemoryTaskStore()
+    alice, bob = owner_context("alice"), owner_context("bob")
+    for i, (owner, context) in enumerate(
+        [(alice, "c1"), (alice, "c2"), (bob, "c1"), (alice, "c1"), (alice, "c1")]
+    ):
+        task = Task(id=f"t{i}", context_id=context)
+        task.status.state = TaskState.TASK_STATE_COMPLETED
+        task.status.timestamp.FromSeconds(1_000 + i)
+        await store.save(task, owner)
+    everything = await store.list(ListTasksRequest(), alice)
+    assert [t.id for t in everything.tasks] == ["t4", "t3", "t1", "t0"]  # newest first
+    first = await store.list(ListTasksRequest(context_id="c1", page_size=2), alice)
+    assert [t.id for t in first.tasks] == ["t4", "t3"] and first.total_size == 3
+    rest = await store.list(
+        ListTasksRequest(context_id="c1", page_size=2, page_token=first.next_page_token), alice
+    )
+    assert [t.id for t in rest.tasks] == ["t0"] and not rest.next_page_token
+    await store.delete("t3", alice)
+    assert [t.id for t in (await store.list(ListTasksRequest(), bob)).tasks] == ["t2"]
+    assert [t.id for t in (await store.list(ListTasksRequest(), alice)).tasks] == ["t4", "t1", "t0"]

@@ -48,7 +48,7 @@ from trpc_bridge.names import new_id, shown_id
 from trpc_bridge.server.tasks.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.tasks.live_task import FrameObserver, Journal, Lease, LiveTask
 from trpc_bridge.server.tasks.states import INTERRUPTED_STATES
-from trpc_bridge.server.tasks.store import TaskBusy, first_line, owner_context, save_snapshot
+from trpc_bridge.server.tasks.store import TaskBusy, first_line, owner_context
 from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
 from trpc_bridge.server.tasks.unsaved import UnsavedTasks
 
@@ -210,7 +210,7 @@ class TaskRegistry:
                 if not await live.journal.release(live):
                     return interrupted_status(live.task_id, live.context_id, LEASE_LOST)
             else:
-                await save_snapshot(self.store, live.snapshot(), owner_context(live.owner))
+                await self.store.save(live.snapshot(), owner_context(live.owner))
         except Exception as exc:  # a broken store: the caller must not see a "completed"
             logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
             live.save_failed = True
@@ -223,7 +223,7 @@ class TaskRegistry:
         replica wrote otherwise (the caller was told this)."""
         if live.journal is not None and await live.journal.release(live):
             return
-        await save_snapshot(self.store, live.snapshot(), owner_context(live.owner))
+        await self.store.save(live.snapshot(), owner_context(live.owner))
 
     @staticmethod
     def _unsaved(live: LiveTask) -> TaskStatusUpdateEvent:

@@ -58,46 +58,50 @@ def owner_context(user_id: str) -> ServerCallContext:
     return ServerCallContext(user=TaskOwner(user_id))
 
 
-class BoundedMemoryTaskStore(InMemoryTaskStore):
-    """a2a-sdk's in-memory store, keeping only the newest ``max_tasks`` tasks.
+class BoundedMemoryTaskStore(TaskStore):
+    """The in-memory task store: the newest ``max_tasks`` tasks, each kept serialized.
 
     The bridge keeps finished tasks so that ``tasks/get`` works after a run (trpc deletes
     them at once); without a bound, a long-running server's memory would grow with every
     task it ever ran. Use a database store to keep everything.
 
-    Like a2a-sdk's (and as a database store behaves), what is saved and what is read are
-    copies, so no caller shares a stored task; but a task handed over with :meth:`adopt`
-    is kept as it is: the registry's snapshot of a finished run, made for the store and
-    held by nothing else (copying its every artifact was about 1 % of a proxied tool
-    call's instructions, ``bench/README.md``).
+    A task is kept as its protobuf bytes, not as the object: a2a-sdk's in-memory store
+    holds the objects, and a protobuf object takes about ten times its serialized size
+    (a proxied tool call's task: 11.4 KB resident against 1.2 KB serialized,
+    ``bench/README.md``), so 10,000 such tasks took ~110 MB. Serializing one costs about
+    what a2a-sdk's copy of it did (1.6 µs here), and like its copies (and a database
+    store) every read is a task of its own that no other caller shares. Rows are scoped
+    by the owner a2a-sdk's resolver reads from the call context; ``list`` answers with
+    a2a-sdk's own in-memory store over the owner's tasks (its filters, order and page
+    tokens).
     """
 
     def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
-        super().__init__(use_copying=False)  # copied here instead, where it is needed
         self._max_tasks = max_tasks
-        self._order: OrderedDict[tuple[str, str], None] = OrderedDict()
+        #: (owner scope, task id) → (context id, the task's bytes), oldest first.
+        self._tasks: OrderedDict[tuple[str, str], tuple[str, bytes]] = OrderedDict()
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        await self.adopt(copied_task(task), context)
-
-    async def adopt(self, task: Task, context: ServerCallContext) -> None:
-        """Save ``task`` itself, not a copy: the caller gives it up (changes it no more)."""
-        await super().save(task, context)
         key = (resolve_user_scope(context), task.id)
-        self._order[key] = None
-        self._order.move_to_end(key)
-        while len(self._order) > self._max_tasks:
-            (owner, task_id), _ = self._order.popitem(last=False)
-            await super().delete(task_id, owner_context(owner))
+        self._tasks[key] = (task.context_id, task.SerializeToString())
+        self._tasks.move_to_end(key)
+        while len(self._tasks) > self._max_tasks:
+            self._tasks.popitem(last=False)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        # (``list`` builds its answer, which copies the tasks into it.)
-        task = await super().get(task_id, context)
-        return None if task is None else copied_task(task)
+        kept = self._tasks.get((resolve_user_scope(context), task_id))
+        return None if kept is None else Task.FromString(kept[1])
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        owner = resolve_user_scope(context)
+        listed = InMemoryTaskStore(use_copying=False)  # this answer's own tasks
+        for (scope, _), (context_id, data) in self._tasks.items():
+            if scope == owner and (not params.context_id or context_id == params.context_id):
+                await listed.save(Task.FromString(data), context)
+        return await listed.list(params, context)
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        await super().delete(task_id, context)
-        self._order.pop((resolve_user_scope(context), task_id), None)
+        self._tasks.pop((resolve_user_scope(context), task_id), None)
 
 
 def copied_task(task: Task) -> Task:
@@ -105,15 +109,6 @@ def copied_task(task: Task) -> Task:
     copied = Task()
     copied.CopyFrom(task)
     return copied
-
-
-async def save_snapshot(store: TaskStore, task: Task, context: ServerCallContext) -> None:
-    """Save ``task``, a snapshot made for the store that nothing else holds: the in-memory
-    store keeps it without a copy (:meth:`BoundedMemoryTaskStore.adopt`)."""
-    if isinstance(store, BoundedMemoryTaskStore):
-        await store.adopt(task, context)
-    else:
-        await store.save(task, context)
 
 
 _WIDEN = {
