@@ -30,6 +30,8 @@ _POSITIVE = (
     "max_connections",
     "max_header_bytes",
     "max_header_lines",
+    "keep_tasks",
+    "keep_task_mb",
 )
 
 

@@ -154,6 +154,14 @@ SERVER_FLAGS: dict[str, _Flag] = {
             help="In-memory store: finished tasks kept for tasks/get (oldest dropped).",
         ),
     ),
+    "keep_task_mb": _Flag(
+        int,
+        typer.Option(
+            Durability.keep_task_mb,
+            help="In-memory store: the most memory the kept tasks may take, in MiB "
+            "(oldest dropped).",
+        ),
+    ),
     "max_request_bytes": _Flag(
         int, typer.Option(Limits.max_request_bytes, help="Largest accepted request body.")
     ),

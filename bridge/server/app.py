@@ -88,8 +88,11 @@ class BridgeServer:
         security.check(self.options.host)  # SecurityConfigError: one line naming the flags
         self.gate = security.gate()
         self.tls = security.tls
+        durability = self.options.durability
         self.task_store = make_task_store(
-            self.options.durability.task_store, keep_tasks=self.options.durability.keep_tasks
+            durability.task_store,
+            keep_tasks=durability.keep_tasks,
+            keep_task_mb=durability.keep_task_mb,
         )
         self.runner = AgentRunner(
             agent,

@@ -57,6 +57,9 @@ class Durability:
     task_store: str = ""
     #: In memory only: finished tasks kept for ``tasks/get`` (the oldest are dropped).
     keep_tasks: int = 10_000
+    #: In memory only: the most the kept tasks may take, in MiB of their serialized
+    #: bytes (the oldest are dropped; the newest is kept whatever its size).
+    keep_task_mb: int = 256
     #: Database store: seconds between checkpoints of a running task.
     journal_interval: float = 0.2
     #: Database store: a replica without a heartbeat for this long is dead (its tasks fail).

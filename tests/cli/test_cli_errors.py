@@ -45,6 +45,8 @@ def busy_port() -> Iterator[int]:
         (["--port", "-5"], "--port -5 is not a TCP port"),
         (["--port", "0", "--grpc-port", "70000"], "--grpc-port 70000 is not a TCP port"),
         (["--negotiation", "sometimes"], "unknown negotiation 'sometimes'"),
+        (["--keep-tasks", "0"], "--keep-tasks must be above 0, not 0"),
+        (["--keep-task-mb", "-1"], "--keep-task-mb must be above 0, not -1"),
     ],
 )
 def test_flags_that_cannot_be_served(flags: list[str], message: str) -> None:

@@ -58,3 +58,21 @@ async def test_list_is_the_owners_tasks_filtered_ordered_and_paged() -> None:
     await store.delete("t3", alice)
     assert [t.id for t in (await store.list(ListTasksRequest(), bob)).tasks] == ["t2"]
     assert [t.id for t in (await store.list(ListTasksRequest(), alice)).tasks] == ["t4", "t1", "t0"]
+
+
+async def test_the_oldest_tasks_are_dropped_past_the_byte_bound() -> None:
+    alice = owner_context("alice")
+    big = "x" * 1000
+    one = len(Task(id="t0", context_id=big).SerializeToString())
+    store = BoundedMemoryTaskStore(max_tasks=100, max_bytes=3 * one)
+    for i in range(5):
+        await store.save(Task(id=f"t{i}", context_id=big), alice)
+    kept = [i for i in range(5) if await store.get(f"t{i}", alice) is not None]
+    assert kept == [2, 3, 4]
+    await store.delete("t4", alice)  # its bytes are freed: room for one more
+    await store.save(Task(id="t5", context_id=big), alice)
+    assert await store.get("t2", alice) is not None
+    # A task larger than the whole bound is kept, alone, until the next one.
+    await store.save(Task(id="huge", context_id="y" * (4 * one)), alice)
+    assert await store.get("huge", alice) is not None
+    assert await store.get("t5", alice) is None

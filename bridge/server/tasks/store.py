@@ -58,12 +58,18 @@ def owner_context(user_id: str) -> ServerCallContext:
     return ServerCallContext(user=TaskOwner(user_id))
 
 
+#: Bytes in a MiB (``--keep-task-mb``).
+_MIB = 1024 * 1024
+
+
 class BoundedMemoryTaskStore(TaskStore):
-    """The in-memory task store: the newest ``max_tasks`` tasks, each kept serialized.
+    """The in-memory task store: the newest ``max_tasks`` tasks within ``max_bytes`` of
+    their serialized size, each kept serialized.
 
     The bridge keeps finished tasks so that ``tasks/get`` works after a run (trpc deletes
     them at once); without a bound, a long-running server's memory would grow with every
-    task it ever ran. Use a database store to keep everything.
+    task it ever ran, and a count alone does not bound it (10,000 tasks of long answers
+    can take gigabytes). Use a database store to keep everything.
 
     A task is kept as its protobuf bytes, not as the object: a2a-sdk's in-memory store
     holds the objects, and a protobuf object takes about ten times its serialized size
@@ -76,17 +82,32 @@ class BoundedMemoryTaskStore(TaskStore):
     tokens).
     """
 
-    def __init__(self, max_tasks: int = Durability.keep_tasks) -> None:
+    def __init__(
+        self,
+        max_tasks: int = Durability.keep_tasks,
+        max_bytes: int = Durability.keep_task_mb * _MIB,
+    ) -> None:
         self._max_tasks = max_tasks
+        self._max_bytes = max_bytes
         #: (owner scope, task id) → (context id, the task's bytes), oldest first.
         self._tasks: OrderedDict[tuple[str, str], tuple[str, bytes]] = OrderedDict()
+        #: The bytes of every kept task.
+        self._bytes = 0
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         key = (resolve_user_scope(context), task.id)
-        self._tasks[key] = (task.context_id, task.SerializeToString())
-        self._tasks.move_to_end(key)
-        while len(self._tasks) > self._max_tasks:
-            self._tasks.popitem(last=False)
+        data = task.SerializeToString()
+        replaced = self._tasks.pop(key, None)
+        if replaced is not None:
+            self._bytes -= len(replaced[1])
+        self._tasks[key] = (task.context_id, data)
+        self._bytes += len(data)
+        # The newest task stays whatever its size: the run that just ended can be read.
+        while len(self._tasks) > 1 and (
+            len(self._tasks) > self._max_tasks or self._bytes > self._max_bytes
+        ):
+            _, (_, dropped) = self._tasks.popitem(last=False)
+            self._bytes -= len(dropped)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         kept = self._tasks.get((resolve_user_scope(context), task_id))
@@ -101,7 +122,9 @@ class BoundedMemoryTaskStore(TaskStore):
         return await listed.list(params, context)
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        self._tasks.pop((resolve_user_scope(context), task_id), None)
+        dropped = self._tasks.pop((resolve_user_scope(context), task_id), None)
+        if dropped is not None:
+            self._bytes -= len(dropped[1])
 
 
 def copied_task(task: Task) -> Task:
@@ -208,12 +231,18 @@ def _database_url(url: str) -> str:
     return f"{_DRIVERS[dialect]}://{rest}"
 
 
-def make_task_store(url: str, *, keep_tasks: int = Durability.keep_tasks) -> TaskStore:
-    """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks), else the SQL
+def make_task_store(
+    url: str,
+    *,
+    keep_tasks: int = Durability.keep_tasks,
+    keep_task_mb: int = Durability.keep_task_mb,
+) -> TaskStore:
+    """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks within
+    ``keep_task_mb`` MiB), else the SQL
     store (tables created by :func:`check_task_store` or lazily). A URL that names no
     supported database raises :class:`TaskStoreError`."""
     if url in ("", "memory"):
-        return BoundedMemoryTaskStore(keep_tasks)
+        return BoundedMemoryTaskStore(keep_tasks, keep_task_mb * _MIB)
     from sqlalchemy.ext.asyncio import create_async_engine
 
     try:
