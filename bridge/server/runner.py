@@ -55,8 +55,8 @@ from trpc_bridge.server.identity import unscreened, without_credentials
 from trpc_bridge.server.proxying.a2a_relay import a2a_relay_for
 from trpc_bridge.server.proxying.relay import RunSource
 from trpc_bridge.server.tasks.live_task import LiveTask, OnEnd
+from trpc_bridge.server.tasks.memory_store import BoundedMemoryTaskStore
 from trpc_bridge.server.tasks.registry import TaskRegistry
-from trpc_bridge.server.tasks.store import BoundedMemoryTaskStore
 from trpc_bridge.telemetry.logs import note_run
 from trpc_bridge.telemetry.metrics import BridgeMetrics
 from trpc_bridge.telemetry.server_span import ServerSpans

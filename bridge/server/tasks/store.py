@@ -1,13 +1,13 @@
 """Where finished tasks are kept: memory, or a2a-sdk's SQL store (SQLite, PostgreSQL),
 and who owns them (rows are scoped by the caller's identity).
 
-In memory, :class:`BoundedMemoryTaskStore` keeps the newest tasks only. In a database,
-a2a-sdk's ``tasks`` table declares ``id`` and ``context_id`` as ``VARCHAR(36)``, the
-length of a bare UUID. A2A puts no limit on ids, and trpc-style ids are longer
-(``task-<uuid>`` is 41 characters, trpc-agent-go's session ids are whatever its users
-chose). SQLite ignores the declared length; PostgreSQL and MySQL reject the row, and the
-task would be lost. :class:`WideIdTaskStore` widens the two columns once the SDK has
-created its table.
+In memory, :class:`~trpc_bridge.server.tasks.memory_store.BoundedMemoryTaskStore` keeps
+the newest tasks only. In a database, a2a-sdk's ``tasks`` table declares ``id`` and
+``context_id`` as ``VARCHAR(36)``, the length of a bare UUID. A2A puts no limit on ids,
+and trpc-style ids are longer (``task-<uuid>`` is 41 characters, trpc-agent-go's session
+ids are whatever its users chose). SQLite ignores the declared length; PostgreSQL and
+MySQL reject the row, and the task would be lost. :class:`WideIdTaskStore` widens the
+two columns once the SDK has created its table.
 
 A store that cannot be used is found at start, not after tasks are lost:
 :func:`make_task_store` refuses a URL it cannot serve and :func:`check_task_store` connects,
@@ -18,15 +18,13 @@ with one line that says why (the URL's password left out).
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.server.models import TaskModel
-from a2a.server.owner_resolver import resolve_user_scope
-from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
+from a2a.server.tasks import DatabaseTaskStore, TaskStore
 from a2a.types import ListTasksRequest, ListTasksResponse, Task
 from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
@@ -35,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from trpc_bridge.names import ANONYMOUS, ID_LENGTH, new_id
 from trpc_bridge.server.options import Durability
+from trpc_bridge.server.tasks.memory_store import MIB, BoundedMemoryTaskStore
 from trpc_bridge.telemetry.metrics import BridgeMetrics, store_timer
 
 
@@ -56,75 +55,6 @@ class TaskOwner(User):
 def owner_context(user_id: str) -> ServerCallContext:
     """A call context whose user is ``user_id``: the task store scopes rows by it."""
     return ServerCallContext(user=TaskOwner(user_id))
-
-
-#: Bytes in a MiB (``--keep-task-mb``).
-_MIB = 1024 * 1024
-
-
-class BoundedMemoryTaskStore(TaskStore):
-    """The in-memory task store: the newest ``max_tasks`` tasks within ``max_bytes`` of
-    their serialized size, each kept serialized.
-
-    The bridge keeps finished tasks so that ``tasks/get`` works after a run (trpc deletes
-    them at once); without a bound, a long-running server's memory would grow with every
-    task it ever ran, and a count alone does not bound it (10,000 tasks of long answers
-    can take gigabytes). Use a database store to keep everything.
-
-    A task is kept as its protobuf bytes, not as the object: a2a-sdk's in-memory store
-    holds the objects, and a protobuf object takes about ten times its serialized size
-    (a proxied tool call's task: 11.4 KB resident against 1.2 KB serialized,
-    ``bench/README.md``), so 10,000 such tasks took ~110 MB. Serializing one costs less
-    than a2a-sdk's copy of it did (1.6 against 2.8 µs here), and as with its copies (and
-    a database store) every read is a task of its own that no other caller shares. Rows are scoped
-    by the owner a2a-sdk's resolver reads from the call context; ``list`` answers with
-    a2a-sdk's own in-memory store over the owner's tasks (its filters, order and page
-    tokens).
-    """
-
-    def __init__(
-        self,
-        max_tasks: int = Durability.keep_tasks,
-        max_bytes: int = Durability.keep_task_mb * _MIB,
-    ) -> None:
-        self._max_tasks = max_tasks
-        self._max_bytes = max_bytes
-        #: (owner scope, task id) → (context id, the task's bytes), oldest first.
-        self._tasks: OrderedDict[tuple[str, str], tuple[str, bytes]] = OrderedDict()
-        #: The bytes of every kept task.
-        self._bytes = 0
-
-    async def save(self, task: Task, context: ServerCallContext) -> None:
-        key = (resolve_user_scope(context), task.id)
-        data = task.SerializeToString()
-        replaced = self._tasks.pop(key, None)
-        if replaced is not None:
-            self._bytes -= len(replaced[1])
-        self._tasks[key] = (task.context_id, data)
-        self._bytes += len(data)
-        # The newest task stays whatever its size: the run that just ended can be read.
-        while len(self._tasks) > 1 and (
-            len(self._tasks) > self._max_tasks or self._bytes > self._max_bytes
-        ):
-            _, (_, dropped) = self._tasks.popitem(last=False)
-            self._bytes -= len(dropped)
-
-    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        kept = self._tasks.get((resolve_user_scope(context), task_id))
-        return None if kept is None else Task.FromString(kept[1])
-
-    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
-        owner = resolve_user_scope(context)
-        listed = InMemoryTaskStore(use_copying=False)  # this answer's own tasks
-        for (scope, _), (context_id, data) in self._tasks.items():
-            if scope == owner and (not params.context_id or context_id == params.context_id):
-                await listed.save(Task.FromString(data), context)
-        return await listed.list(params, context)
-
-    async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        dropped = self._tasks.pop((resolve_user_scope(context), task_id), None)
-        if dropped is not None:
-            self._bytes -= len(dropped[1])
 
 
 def copied_task(task: Task) -> Task:
@@ -242,7 +172,7 @@ def make_task_store(
     store (tables created by :func:`check_task_store` or lazily). A URL that names no
     supported database raises :class:`TaskStoreError`."""
     if url in ("", "memory"):
-        return BoundedMemoryTaskStore(keep_tasks, keep_task_mb * _MIB)
+        return BoundedMemoryTaskStore(keep_tasks, keep_task_mb * MIB)
     from sqlalchemy.ext.asyncio import create_async_engine
 
     try:
