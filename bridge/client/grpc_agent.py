@@ -103,6 +103,19 @@ def _status_text(error: grpc.aio.AioRpcError) -> str:
     return f"{error.code().name}: {details}" if details else error.code().name
 
 
+def past_deadline(code: grpc.StatusCode, elapsed: float, timeout: float | None) -> bool:
+    """A call that ended with ``code`` after ``elapsed`` seconds failed for its deadline
+    (``timeout``): its own expiry, or the sidecar's answer to it. A server enforces the
+    deadline too and ends the stream when it passes (RST_STREAM CANCEL, which grpc reports
+    as ``CANCELLED``); on a busy machine that can arrive before the client's own timer
+    fires, and the run did not finish in time all the same."""
+    if not timeout:
+        return False
+    return code == grpc.StatusCode.DEADLINE_EXCEEDED or (
+        code == grpc.StatusCode.CANCELLED and elapsed >= timeout
+    )
+
+
 class GrpcAgent:
     """The agent behind an ``AgentHost`` port. Build it with :meth:`connect`; close it
     with :meth:`aclose` (or ``async with``)."""
@@ -210,6 +223,7 @@ class GrpcAgent:
                 yield self._failure(f"{what}{refusal}", request)
                 return
             call = self._stub.Run(message, metadata=metadata, timeout=self.options.timeout)
+            started = loop.time()
             received = False
             try:
                 while True:
@@ -237,7 +251,7 @@ class GrpcAgent:
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, _MAX_RETRY_DELAY)
                     continue
-                if code == grpc.StatusCode.DEADLINE_EXCEEDED and self.options.timeout:
+                if past_deadline(code, loop.time() - started, self.options.timeout):
                     what = f"did not finish within {self.options.timeout:g}s"
                 else:
                     what = f"failed: {_status_text(exc)}"

@@ -12,7 +12,12 @@ from agenthost_sidecar import Script, ScriptedSidecar, serving, start
 from parallel import free_port
 
 from trpc_bridge.client import RemoteAgentError
-from trpc_bridge.client.grpc_agent import GrpcAgent, GrpcAgentOptions, parse_agent_url
+from trpc_bridge.client.grpc_agent import (
+    GrpcAgent,
+    GrpcAgentOptions,
+    parse_agent_url,
+    past_deadline,
+)
 from trpc_bridge.events import AgentEvent, AgentRequest, ErrorType
 
 REQUEST = AgentRequest(
@@ -118,6 +123,24 @@ async def test_a_run_longer_than_timeout_fails() -> None:
         events = await _run(agent)
     assert len(events) == 2  # one event, then the deadline
     _only_run_error(events, "did not finish within 0.5s")
+
+
+@pytest.mark.parametrize(
+    ("code", "elapsed", "timeout", "expected"),
+    [
+        (grpc.StatusCode.DEADLINE_EXCEEDED, 0.5, 0.5, True),
+        # The sidecar's own deadline reset the stream before the client's timer fired
+        # (seen on a busy machine: "CANCELLED: Stream removed (RST_STREAM … code 8)").
+        (grpc.StatusCode.CANCELLED, 0.51, 0.5, True),
+        (grpc.StatusCode.CANCELLED, 0.2, 0.5, False),  # cancelled for another reason
+        (grpc.StatusCode.DEADLINE_EXCEEDED, 0.5, None, False),  # no deadline was set
+        (grpc.StatusCode.UNAVAILABLE, 0.6, 0.5, False),
+    ],
+)
+def test_a_deadline_is_told_however_grpc_reports_it(
+    code: grpc.StatusCode, elapsed: float, timeout: float | None, expected: bool
+) -> None:
+    assert past_deadline(code, elapsed, timeout) is expected
 
 
 async def test_an_event_that_violates_the_model_fails_the_run() -> None:
