@@ -47,24 +47,55 @@ _Order = tuple[bool, int, str]
 
 
 @dataclass(frozen=True, slots=True)
-class _Kept:
-    """A stored task: what ``list`` filters and orders by, and its bytes."""
+class ListedAs:
+    """What ``list`` filters and orders a task by."""
 
     context_id: str
     state: int
     #: The status time in ns; None: the task has none.
     timestamp_ns: int | None
-    data: bytes
 
     @classmethod
-    def of(cls, task: Task) -> _Kept:
+    def of(cls, task: Task) -> ListedAs:
         status = task.status
         stamped = task.HasField("status") and status.HasField("timestamp")
         timestamp_ns = status.timestamp.ToNanoseconds() if stamped else None
-        return cls(task.context_id, status.state, timestamp_ns, task.SerializeToString())
+        return cls(task.context_id, status.state, timestamp_ns)
 
     def order(self, task_id: str) -> _Order:
         return (self.timestamp_ns is not None, self.timestamp_ns or 0, task_id)
+
+
+class ListFilter:
+    """The filters of a ``ListTasks`` request, as a2a-sdk's stores apply them (the unsaved
+    tasks' overlay applies them too: ``unsaved.py``)."""
+
+    def __init__(self, params: ListTasksRequest) -> None:
+        self._context_id = params.context_id
+        self._state = params.status
+        self._after = (
+            params.status_timestamp_after.ToNanoseconds()
+            if params.HasField("status_timestamp_after")
+            else None
+        )
+
+    def passes(self, task: ListedAs) -> bool:
+        return (
+            (not self._context_id or task.context_id == self._context_id)
+            and (not self._state or task.state == self._state)
+            and (
+                self._after is None
+                or (task.timestamp_ns is not None and task.timestamp_ns >= self._after)
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A stored task: how it is listed, and its bytes."""
+
+    listed: ListedAs
+    data: bytes
 
 
 class BoundedMemoryTaskStore(TaskStore):
@@ -86,7 +117,7 @@ class BoundedMemoryTaskStore(TaskStore):
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         key = (resolve_user_scope(context), task.id)
-        kept = _Kept.of(task)
+        kept = _Kept(ListedAs.of(task), task.SerializeToString())
         replaced = self._tasks.pop(key, None)
         if replaced is not None:
             self._bytes -= len(replaced.data)
@@ -105,18 +136,11 @@ class BoundedMemoryTaskStore(TaskStore):
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
         owner = resolve_user_scope(context)
-        after = (
-            params.status_timestamp_after.ToNanoseconds()
-            if params.HasField("status_timestamp_after")
-            else None
-        )
+        passes = ListFilter(params).passes
         rows = [
-            (kept.order(task_id), kept)
+            (kept.listed.order(task_id), kept)
             for (scope, task_id), kept in self._tasks.items()
-            if scope == owner
-            and (not params.context_id or kept.context_id == params.context_id)
-            and (not params.status or kept.state == params.status)
-            and (after is None or (kept.timestamp_ns is not None and kept.timestamp_ns >= after))
+            if scope == owner and passes(kept.listed)
         ]
         rows.sort(key=lambda row: row[0], reverse=True)
         total = len(rows)

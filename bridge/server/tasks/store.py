@@ -57,13 +57,6 @@ def owner_context(user_id: str) -> ServerCallContext:
     return ServerCallContext(user=TaskOwner(user_id))
 
 
-def copied_task(task: Task) -> Task:
-    """A copy of ``task`` that shares nothing with it."""
-    copied = Task()
-    copied.CopyFrom(task)
-    return copied
-
-
 _WIDEN = {
     "postgresql": "ALTER TABLE {table} ALTER COLUMN id TYPE VARCHAR({n}), "
     "ALTER COLUMN context_id TYPE VARCHAR({n})",
@@ -168,9 +161,8 @@ def make_task_store(
     keep_task_mb: int = Durability.keep_task_mb,
 ) -> TaskStore:
     """In memory for ``""``/``memory`` (the newest ``keep_tasks`` tasks within
-    ``keep_task_mb`` MiB), else the SQL
-    store (tables created by :func:`check_task_store` or lazily). A URL that names no
-    supported database raises :class:`TaskStoreError`."""
+    ``keep_task_mb`` MiB), else the SQL store (tables created by :func:`check_task_store`
+    or lazily). A URL that names no supported database raises :class:`TaskStoreError`."""
     if url in ("", "memory"):
         return BoundedMemoryTaskStore(keep_tasks, keep_task_mb * MIB)
     from sqlalchemy.ext.asyncio import create_async_engine

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from a2a.types import ListTasksRequest, ListTasksResponse, Task, TaskState
 
 from trpc_bridge.server.background import cancel_and_wait
-from trpc_bridge.server.tasks.store import copied_task, first_line
+from trpc_bridge.server.tasks.memory_store import ListedAs, ListFilter
+from trpc_bridge.server.tasks.store import first_line
 
 logger = logging.getLogger(__name__)
 
@@ -47,16 +48,10 @@ class _Unsaved:
     write: Write
 
 
-def _matches(task: Task, params: ListTasksRequest) -> bool:
-    """``task`` passes the filters of ``params`` (as the stores apply them)."""
-    if params.context_id and task.context_id != params.context_id:
-        return False
-    if params.status and task.status.state != params.status:
-        return False
-    if params.HasField("status_timestamp_after"):
-        after: int = params.status_timestamp_after.ToNanoseconds()
-        return bool(task.status.timestamp.ToNanoseconds() >= after)
-    return True
+def _copy(task: Task) -> Task:
+    copy = Task()
+    copy.CopyFrom(task)
+    return copy
 
 
 class UnsavedTasks:
@@ -71,14 +66,14 @@ class UnsavedTasks:
 
     def add(self, task: Task, owner: str, write: Write) -> None:
         """``task`` as its caller was told it ended, until ``write`` stores it."""
-        self._tasks[task.id] = _Unsaved(copied_task(task), owner, write)
+        self._tasks[task.id] = _Unsaved(_copy(task), owner, write)
         if self._retrying is None or self._retrying.done():
             self._retrying = asyncio.create_task(self._retry())
 
     def get(self, task_id: str, owner: str) -> Task | None:
         """``owner``'s unsaved task ``task_id``, as its caller was told it ended."""
         found = self._tasks.get(task_id)
-        return copied_task(found.task) if found is not None and found.owner == owner else None
+        return _copy(found.task) if found is not None and found.owner == owner else None
 
     def overlay(
         self, page: ListTasksResponse, params: ListTasksRequest, owner: str
@@ -89,17 +84,18 @@ class UnsavedTasks:
         mine = {t: u.task for t, u in self._tasks.items() if u.owner == owner}
         if not mine:
             return page
+        passes = ListFilter(params).passes
         kept: list[Task] = []
         for task in page.tasks:
             told = mine.pop(task.id, None)
             if told is None:
                 kept.append(task)
-            elif _matches(told, params):
-                kept.append(copied_task(told))
+            elif passes(ListedAs.of(told)):
+                kept.append(_copy(told))
             else:
                 page.total_size -= 1
         if not params.page_token:
-            extra = [copied_task(t) for t in mine.values() if _matches(t, params)]
+            extra = [_copy(t) for t in mine.values() if passes(ListedAs.of(t))]
             kept = extra + kept
             page.total_size += len(extra)
         del page.tasks[:]
