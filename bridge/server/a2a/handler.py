@@ -337,6 +337,10 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
             self.registry.finish,
             encoding=name,
         )
+        # The run takes its first step before the caller's first write: a remote agent's
+        # request is on its way while the task's first frames are written, not after
+        # (``bench/README.md``). Its frames go after those published above.
+        await asyncio.sleep(0)
         return live
 
     async def _wait(self, live: LiveTask) -> None:

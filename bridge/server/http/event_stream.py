@@ -17,6 +17,11 @@ head and the same bytes, and keeps what those tasks are for:
   (each with a final frame, ``docs/operations.md``), and uvicorn cancels what is left
   after its graceful timeout.
 
+The head leaves with the first bytes of the body (or the first ping), not before: a
+stream's first frames are ready within a few turns of the event loop, and what the
+iterator does in them (a proxied run's request to its upstream, ``server/a2a/handler.py``)
+goes first instead of a write of the head alone.
+
 Its iterator yields SSE bytes (whole events); errors inside it are the iterator's to turn
 into frames, as before.
 """
@@ -57,20 +62,28 @@ class EventStream(Response):
         self._ended = False
         #: The client went away (the watcher cancelled the response).
         self._gone = False
+        #: The head was sent.
+        self._started = False
+
+    async def _body(self, send: Send, body: bytes, *, more: bool = True) -> None:
+        """Send ``body``, after the head when it has not gone yet."""
+        if not self._started:
+            self._started = True
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": body, "more_body": more})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         response = asyncio.current_task()
         assert response is not None
         watcher = asyncio.get_running_loop().create_task(self._watch(receive, send, response))
         try:
             async for chunk in self.body_iterator:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await self._body(send, chunk)
             self._ended = True
             # Cancelled before the last write: a ping it is sending is dropped, not
             # written after the end.
             watcher.cancel()
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await self._body(send, b"", more=False)
         except asyncio.CancelledError:
             if not self._gone:
                 raise
@@ -89,9 +102,7 @@ class EventStream(Response):
                     message = await receive()
             except TimeoutError:
                 if not self._ended:
-                    await send(
-                        {"type": "http.response.body", "body": ping_bytes(), "more_body": True}
-                    )
+                    await self._body(send, ping_bytes())
                 continue
             if message["type"] == "http.disconnect":
                 self._gone = True
