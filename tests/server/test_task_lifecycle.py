@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -15,7 +16,9 @@ from a2a.types import (
 )
 from a2a.utils.errors import TaskNotFoundError
 
+from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
 from trpc_bridge.server import BridgeServer, Durability, ServerOptions
 
 from .helpers import (
@@ -77,6 +80,42 @@ async def test_disconnect_cancels_the_run() -> None:
                 break
             await asyncio.sleep(0.01)
         assert task.status.state == TaskState.TASK_STATE_CANCELED
+        await client.close()
+
+
+async def test_a_stream_ends_with_the_runs_last_frame_before_its_cleanup() -> None:
+    """The caller's stream ends once the run's last frame is out: closing the agent's
+    generator and finishing the run come after it, not before (``live_task.py``); the
+    task was stored before that frame, as always."""
+    released, cleaned = asyncio.Event(), asyncio.Event()
+
+    async def run(request: AgentRequest) -> AsyncIterator[AgentEvent]:
+        try:
+            yield AgentEvent.text_delta("hi", "chatcmpl-end")
+            yield AgentEvent(object=ObjectType.RUNNER_COMPLETION, done=True)
+        finally:
+            await released.wait()
+            cleaned.set()
+
+    agent = FunctionAgent(name="slow-cleanup", description="cleans up slowly", fn=run)
+    async with (
+        BridgeServer(agent, ServerOptions(grpc_port=None)) as server,
+        httpx.AsyncClient(timeout=None) as http,
+    ):
+        body = jsonrpc("message/stream", {"message": go_message("go")})
+
+        async def read() -> list[dict[str, object]]:
+            async with http.stream("POST", server.jsonrpc_url, json=body) as response:
+                return [result async for result in sse_results(response)]
+
+        results = await asyncio.wait_for(read(), timeout=10)
+        assert results[-1]["final"] is True and not cleaned.is_set()
+        client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=False)
+        task_id = str(results[0]["taskId"])
+        task = await client.get_task(GetTaskRequest(id=task_id), context=as_user("anonymous"))
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        released.set()
+        await asyncio.wait_for(cleaned.wait(), timeout=10)
         await client.close()
 
 

@@ -149,6 +149,8 @@ class LiveTask:
                             else:
                                 await self._emit(frame)  # type: ignore[arg-type]
                         if encoder.done:
+                            if self.settled:
+                                await self._end_readers()
                             break
                         since_yield += 1
                         if since_yield == YIELD_EVERY:
@@ -167,6 +169,14 @@ class LiveTask:
         finally:
             if on_end is not None:
                 await on_end(self)
+
+    async def _end_readers(self) -> None:
+        """The run's last frame is out (settled, nothing more is published): its readers
+        end now, and their writers go before the agent's generators are closed and the
+        run is finished, which the caller need not wait for (``bench/README.md``)."""
+        for subscriber in self._subscribers:
+            subscriber.close()
+        await asyncio.sleep(0)
 
     async def wait(self) -> None:
         """Until the producer has finished (shielded: a caller that goes away while
