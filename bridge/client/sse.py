@@ -27,8 +27,15 @@ def event_data(block: bytes) -> bytes | None:
     # ``event:`` line of Go's servers).
     if block.startswith(b"data:") and block.find(b"\n") < 0:
         return _value(block[5:])
+    # ``find``, not ``in``: a bytes ``in`` tries its operand as an integer first, and the
+    # TypeError it makes and drops costs more than the search (once per upstream frame).
     at = block.rfind(b"\ndata:")
-    if at >= 0 and block.find(b"\n", at + 1) < 0 and b"\ndata" not in b"\n" + block[:at]:
+    if (
+        at >= 0
+        and block.find(b"\n", at + 1) < 0
+        and not block.startswith(b"data")
+        and block.find(b"\ndata", 0, at) < 0
+    ):
         return _value(block[at + 6 :])
     data = [
         _value(line[5:]) if line.startswith(b"data:") else b""
@@ -49,7 +56,7 @@ class SseParser:
         """The ``data`` of each event ``chunk`` completes."""
         if self._held_cr:
             chunk, self._held_cr = b"\r" + chunk, False
-        if b"\r" in chunk:
+        if chunk.find(b"\r") >= 0:
             self._held_cr = chunk.endswith(b"\r")
             chunk = (chunk[:-1] if self._held_cr else chunk).replace(b"\r\n", b"\n")
             chunk = chunk.replace(b"\r", b"\n")

@@ -65,6 +65,13 @@ class _UpgradeOffset:
     def __init__(self, parser: httptools.HttpRequestParser) -> None:
         self._parser = parser
         self.offset = 0
+        # What uvicorn asks the parser on every request, bound here: found through
+        # ``__getattr__`` each would first fail the usual lookup (an AttributeError made
+        # and dropped, six per request).
+        self.get_http_version = parser.get_http_version
+        self.get_method = parser.get_method
+        self.should_upgrade = parser.should_upgrade
+        self.should_keep_alive = parser.should_keep_alive
 
     def feed_data(self, data: bytes) -> None:
         try:
