@@ -15,7 +15,9 @@ OTLP/HTTP to a sink in this process, and the client sends a ``traceparent``); ``
 (``trpc-bridge proxy`` in front of the Go server against the Go server alone: what a Go
 agent pays for the bridge's extra transports). In ``plain``, a third side replays the
 bridge's own recorded stream from a minimal uvloop server (``_floor.py``): Python's
-floor, so the distance to what the language can put on a socket is printed too.
+floor, so the distance to what the language can put on a socket is printed too. In
+``proxy``, the third side is a minimal uvloop proxy in front of the same Go server that
+relays its bytes unchanged (``_proxy_floor.py``): the floor for a Python proxy.
 
 Workloads, over A2A 0.3 JSON-RPC on loopback, read by ``_rawhttp`` (a client that costs
 next to nothing per frame, identical for both servers): ``message/stream`` of 1,000 and
@@ -227,6 +229,14 @@ def servers(config: str, scenario: str, env: dict[str, str]) -> Iterator[Pair]:
 
 
 @contextlib.contextmanager
+def proxy_floor_server(upstream: str) -> Iterator[Process]:
+    """``_proxy_floor.py`` in front of ``upstream`` (Python's floor for a proxy)."""
+    relay = [sys.executable, str(Path(__file__).parent / "_proxy_floor.py"), upstream]
+    with running(relay) as process:
+        yield process
+
+
+@contextlib.contextmanager
 def floor_server(frames: list[bytes]) -> Iterator[Process]:
     """``_floor.py`` replaying ``frames`` (Python's floor)."""
     with tempfile.TemporaryDirectory() as work:
@@ -237,9 +247,12 @@ def floor_server(frames: list[bytes]) -> Iterator[Process]:
             yield process
 
 
-def floors(workload: Workload) -> bool:
-    """Python's floor replays a stream asked over JSON-RPC."""
-    return workload.stream and not workload.agui
+def floors(config: str, workload: Workload) -> bool:
+    """Python's floor replays a stream asked over JSON-RPC (``plain``), or relays any
+    JSON-RPC answer (``proxy``)."""
+    if config == "proxy":
+        return not workload.agui
+    return config == "plain" and workload.stream and not workload.agui
 
 
 def _ms(values: list[float], q: float) -> float:
@@ -307,14 +320,16 @@ async def run_config(
                 sides = {"go": pair.go, "bridge": pair.bridge}
                 if pair.untraced is not None:
                     sides["untraced"] = pair.untraced
-                if config == "plain" and any(floors(w) for w in mine):
+                if config == "plain" and any(floors(config, w) for w in mine):
                     url = pair.bridge.url
                     frames = await record(url, request_bytes(url, body("message/stream", 0)))
                     sides["floor"] = stack.enter_context(floor_server(frames))
+                elif config == "proxy" and any(floors(config, w) for w in mine):
+                    sides["floor"] = stack.enter_context(proxy_floor_server(pair.go.url))
                 series = {(w.name, side): Series() for w in mine for side in sides}
                 for workload in mine:  # warm-up: imports, connection pools, caches
                     for side, process in sides.items():
-                        if side != "floor" or floors(workload):
+                        if side != "floor" or floors(config, workload):
                             agui = workload.agui and side != "go"
                             await one_round(
                                 process.url, process.proc.pid, workload, headers, agui=agui
@@ -324,7 +339,7 @@ async def run_config(
                         order = [
                             (side, process)
                             for side, process in sides.items()
-                            if side != "floor" or floors(workload)
+                            if side != "floor" or floors(config, workload)
                         ]
                         for side, process in order if index % 2 == 0 else order[::-1]:
                             round_ = await one_round(
@@ -341,30 +356,34 @@ async def run_config(
                     if pair.untraced is not None:
                         off = series[workload.name, "untraced"]
                         ratios[workload.name] |= tracing_cost(workload, go, off, bridge)
-                    if "floor" in sides and floors(workload):
+                    if "floor" in sides and floors(config, workload):
                         floor = series[workload.name, "floor"]
-                        ratios[workload.name] |= floor_ratio(workload, go, floor, bridge)
+                        ratios[workload.name] |= floor_ratio(config, workload, go, floor, bridge)
         if config == "tracing":
             await asyncio.sleep(6)  # both batch span processors flush every 5 s
             print(f"  OTLP sink: {sink.exports} exports, {sink.bytes / 1024:.0f} KiB received")
     return ratios
 
 
-def floor_ratio(workload: Workload, go: Series, floor: Series, bridge: Series) -> dict[str, float]:
+def floor_ratio(
+    config: str, workload: Workload, go: Series, floor: Series, bridge: Series
+) -> dict[str, float]:
     """Print and return Python's floor against Go (rounds paired), and the bridge's share
     of it."""
-    per_request = go.rounds[0].frames // go.rounds[0].requests
+    per_request = go.rounds[0].frames // go.rounds[0].requests if workload.stream else 1
     pairs = list(zip(go.rounds, floor.rounds, strict=True))
     rate = statistics.median(floor.rate(f, per_request) / go.rate(g, per_request) for g, f in pairs)
     share = statistics.median(
         bridge.rate(b, per_request) / floor.rate(f, per_request)
         for b, f in zip(bridge.rounds, floor.rounds, strict=True)
     )
-    print(
-        f"    Python's floor (the bridge's frames replayed): {rate:.2f}x Go; "
-        f"bridge at {share:.2f} of it"
+    what = (
+        "the upstream's bytes relayed by a minimal proxy"
+        if config == "proxy"
+        else "the bridge's frames replayed"
     )
-    return {"floor": rate}
+    print(f"    Python's floor ({what}): {rate:.2f}x Go; bridge at {share:.2f} of it")
+    return {"floor": rate, "floor_share": share}
 
 
 def tracing_cost(workload: Workload, go: Series, off: Series, on: Series) -> dict[str, float]:
@@ -410,6 +429,13 @@ async def targets(results: Results, *, others: bool) -> None:
             _goal(f"proxy -> Go, {name}: {unit}", rate, ">= 0.5", rate >= 0.5)
             if with_cpu:
                 _goal(f"proxy -> Go, {name}: proxy CPU per event", cpu, "<= 2", cpu <= 2)
+        for name, _, _ in PROXY_GOALS:
+            if (floor := proxy.get(name, {}).get("floor")) is not None:
+                share = proxy[name]["floor_share"]
+                print(
+                    f"  Python's floor for a proxy, {name}: {floor:.2f}x Go; the bridge's "
+                    f"proxy at {share:.2f} of it (not a goal: the limit)"
+                )
     if plain := results.get("plain"):
         for name in streams:
             if name not in plain:
