@@ -25,7 +25,10 @@ next to nothing per frame, identical for both servers): ``message/stream`` of 1,
 ``text``, N concurrent 1,000-delta streams, and the 1,000 deltas asked of the bridge over
 AG-UI (``POST /agui``) against the same stream from Go over JSON-RPC. Go and bridge
 alternate round by round; a rate ratio is the median of the per-round bridge/Go ratios
-(min-max printed: the machine is shared, the spread is the noise).
+(min-max printed: the machine is shared, the spread is the noise). Tracing's cost on
+unary, a few per cent, is also measured with requests sent to the traced and untraced
+bridge by turns, one at a time (:func:`interleaved_tracing_cost`): its goal is judged by
+that figure, which repeats within a few points where the rounds' figure moves by ±8 %.
 
 Printed per workload: events/s (a stream's events are the Go server's frames per request;
 requests/s for unary), time to first event (first byte for unary) p50/p99, and server CPU
@@ -356,6 +359,10 @@ async def run_config(
                     if pair.untraced is not None:
                         off = series[workload.name, "untraced"]
                         ratios[workload.name] |= tracing_cost(workload, go, off, bridge)
+                        if not workload.stream and workload.concurrency == 1:
+                            ratios[workload.name] |= await interleaved_tracing_cost(
+                                workload, pair.bridge, pair.untraced, headers
+                            )
                     if "floor" in sides and floors(config, workload):
                         floor = series[workload.name, "floor"]
                         ratios[workload.name] |= floor_ratio(config, workload, go, floor, bridge)
@@ -398,6 +405,38 @@ def tracing_cost(workload: Workload, go: Series, off: Series, on: Series) -> dic
         f"(untraced bridge {off.cpu_per_1k(per_request):.4f} CPU s per 1k)"
     )
     return {"traced_rate": rate, "traced_cpu": cpu}
+
+
+#: Requests to each of the traced and the untraced bridge for tracing's timed cost,
+#: sent one at a time in turn (:func:`interleaved_tracing_cost`).
+INTERLEAVED = 2000
+
+
+async def interleaved_tracing_cost(
+    workload: Workload, on: Process, off: Process, headers: dict[str, str]
+) -> dict[str, float]:
+    """Print and return the traced bridge's rate against the untraced one from requests
+    sent to them by turns, one at a time (the order swapped every pair), each side's rate
+    its requests over the time they took. Whole rounds of 240 requests each moved this
+    ratio from 0.86 to 1.01 in seven runs of the same code on the shared 2-core machine,
+    as much as the cost measured; a request apart, both sides run on the same machine,
+    and the figure repeated within three points (0.927-0.959 in four runs)."""
+    method = "message/stream" if workload.stream else "message/send"
+    took = {on.url: 0.0, off.url: 0.0}
+    for index in range(INTERLEAVED):
+        for side in (on, off) if index % 2 == 0 else (off, on):
+            request = request_bytes(side.url, body(method, index), headers)
+            start = time.perf_counter()
+            result = await exchange(side.url, request)
+            took[side.url] += time.perf_counter() - start
+            check(result, workload, "traced" if side is on else "untraced")
+    rate = took[off.url] / took[on.url]
+    print(
+        f"    bridge tracing on/off, {INTERLEAVED} requests each by turns: rate {rate:.3f} "
+        f"({took[on.url] / INTERLEAVED * 1e6:.0f} vs {took[off.url] / INTERLEAVED * 1e6:.0f} "
+        "us per request)"
+    )
+    return {"traced_rate_interleaved": rate}
 
 
 Results = dict[str, dict[str, dict[str, float]]]
@@ -451,8 +490,16 @@ async def targets(results: Results, *, others: bool) -> None:
             if floor is not None:
                 print(f"  Python's floor, {name}: {floor:.2f}x Go (not a goal: the limit)")
     if (tracing := results.get("tracing")) and "unary message/send" in tracing:
-        cost = 1 - tracing["unary message/send"]["traced_rate"]
-        _goal("tracing on unary, timed: requests/s lost", cost * 100, "<= 10", cost <= 0.10, " %")
+        unary = tracing["unary message/send"]
+        cost = 1 - unary["traced_rate_interleaved"]
+        rounds = (1 - unary["traced_rate"]) * 100
+        _goal(
+            "tracing on unary, timed (requests by turns): requests/s lost",
+            cost * 100,
+            "<= 10",
+            cost <= 0.10,
+            f" % (by rounds: {rounds:.2f} %)",
+        )
     if not others:
         return
     import _callgrind
