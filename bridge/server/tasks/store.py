@@ -18,7 +18,6 @@ with one line that says why (the URL's password left out).
 from __future__ import annotations
 
 import asyncio
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +52,8 @@ class TaskOwner(User):
         return self._user_id
 
 
-@functools.lru_cache(maxsize=1024)
 def owner_context(user_id: str) -> ServerCallContext:
-    """A call context whose user is ``user_id``: the task store scopes rows by it. One
-    per user, shared (the stores only read its user): made fresh, this pydantic model was
-    a sixth of storing a finished run's task (``bench/README.md``)."""
+    """A call context whose user is ``user_id``: the task store scopes rows by it."""
     return ServerCallContext(user=TaskOwner(user_id))
 
 
