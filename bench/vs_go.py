@@ -115,6 +115,9 @@ class Round:
     requests: int
     cpu: float
     first_events: list[float]
+    #: CPU seconds of the Go server behind a proxy, and of this client, in the round.
+    upstream_cpu: float = 0.0
+    client_cpu: float = 0.0
 
 
 @dataclass
@@ -178,7 +181,13 @@ def check(result: Exchange, workload: Workload, side: str, agui: bool = False) -
 
 
 async def one_round(
-    url: str, pid: int, workload: Workload, headers: dict[str, str], *, agui: bool = False
+    url: str,
+    pid: int,
+    workload: Workload,
+    headers: dict[str, str],
+    *,
+    agui: bool = False,
+    upstream: int | None = None,
 ) -> Round:
     method = "message/stream" if workload.stream else "message/send"
     if agui:
@@ -188,6 +197,8 @@ async def one_round(
         for i in range(workload.requests)
     ]
     cpu = cpu_seconds(pid)
+    upstream_cpu = cpu_seconds(upstream) if upstream is not None else 0.0
+    client_cpu = time.process_time()
     start = time.perf_counter()
     results: list[Exchange] = []
     if workload.concurrency > 1:
@@ -197,10 +208,14 @@ async def one_round(
             results.append(await exchange(url, request))
     seconds = time.perf_counter() - start
     cpu = cpu_seconds(pid) - cpu
+    if upstream is not None:
+        upstream_cpu = cpu_seconds(upstream) - upstream_cpu
+    client_cpu = time.process_time() - client_cpu
     for result in results:
         check(result, workload, url, agui)
     frames = sum(r.frames for r in results)
-    return Round(seconds, frames, len(results), cpu, [r.first_event for r in results])
+    firsts = [r.first_event for r in results]
+    return Round(seconds, frames, len(results), cpu, firsts, upstream_cpu, client_cpu)
 
 
 @dataclass
@@ -351,11 +366,14 @@ async def run_config(
                                 workload,
                                 headers,
                                 agui=workload.agui and side != "go",
+                                upstream=pair.go.proc.pid if config == "proxy" else None,
                             )
                             series[workload.name, side].rounds.append(round_)
                 for workload in mine:
                     go, bridge = series[workload.name, "go"], series[workload.name, "bridge"]
                     ratios[workload.name] = report(workload, go, bridge)
+                    if config == "proxy" and workload.concurrency == 1:
+                        chain_cpu(go, bridge)
                     if pair.untraced is not None:
                         off = series[workload.name, "untraced"]
                         ratios[workload.name] |= tracing_cost(workload, go, off, bridge)
@@ -370,6 +388,31 @@ async def run_config(
             await asyncio.sleep(6)  # both batch span processors flush every 5 s
             print(f"  OTLP sink: {sink.exports} exports, {sink.bytes / 1024:.0f} KiB received")
     return ratios
+
+
+def chain_cpu(go: Series, proxy: Series) -> None:
+    """Print the CPU a request takes in every process, Go alone and through the proxy:
+    on a machine of few CPUs their sum bounds how fast the proxy can answer (the three
+    take turns on them), whatever the overlap."""
+
+    def per_request(series: Series) -> tuple[float, float, float, float]:
+        requests = sum(r.requests for r in series.rounds)
+        micros = [
+            sum(getattr(r, name) for r in series.rounds) / requests * 1e6
+            for name in ("upstream_cpu", "cpu", "client_cpu", "seconds")
+        ]
+        return micros[0], micros[1], micros[2], micros[3]
+
+    _, go_alone, client_alone, took_alone = per_request(go)
+    go_behind, proxy_cpu, client_behind, took = per_request(proxy)
+    total = go_behind + proxy_cpu + client_behind
+    cpus = os.cpu_count() or 1
+    print(
+        f"    CPU per request, us: go alone {go_alone:.0f} + client {client_alone:.0f} "
+        f"({took_alone:.0f} a request); through the proxy go {go_behind:.0f} + proxy "
+        f"{proxy_cpu:.0f} + client {client_behind:.0f} = {total:.0f}, at least "
+        f"{total / cpus:.0f} a request on {cpus} CPUs ({took:.0f} taken)"
+    )
 
 
 def floor_ratio(
