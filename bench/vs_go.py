@@ -33,7 +33,9 @@ that figure, which repeats within a few points where the rounds' figure moves by
 Printed per workload: events/s (a stream's events are the Go server's frames per request;
 requests/s for unary), time to first event (first byte for unary) p50/p99, and server CPU
 seconds per 1,000 events (utime + stime from ``/proc/<pid>/stat`` of the server process,
-all threads, summed over the rounds: one round is only a few 10 ms ticks).
+all threads, summed over the rounds: one round is only a few 10 ms ticks). For ``proxy``
+with one client, also the CPU a request takes in Go, the proxy and this client, Go alone
+and through the proxy (:func:`chain_cpu`).
 
 The ``targets`` block at the end prints every goal of the bridge's performance work as
 met or not, from this run's figures (and, for memory and encoding, from ``memory.py``
@@ -54,7 +56,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -395,16 +397,15 @@ def chain_cpu(go: Series, proxy: Series) -> None:
     on a machine of few CPUs their sum bounds how fast the proxy can answer (the three
     take turns on them), whatever the overlap."""
 
-    def per_request(series: Series) -> tuple[float, float, float, float]:
+    def micros(series: Series, seconds: Callable[[Round], float]) -> float:
+        """µs per request of what ``seconds`` reads from each round."""
         requests = sum(r.requests for r in series.rounds)
-        micros = [
-            sum(getattr(r, name) for r in series.rounds) / requests * 1e6
-            for name in ("upstream_cpu", "cpu", "client_cpu", "seconds")
-        ]
-        return micros[0], micros[1], micros[2], micros[3]
+        return sum(seconds(r) for r in series.rounds) / requests * 1e6
 
-    _, go_alone, client_alone, took_alone = per_request(go)
-    go_behind, proxy_cpu, client_behind, took = per_request(proxy)
+    go_alone, client_alone = micros(go, lambda r: r.cpu), micros(go, lambda r: r.client_cpu)
+    took_alone = micros(go, lambda r: r.seconds)
+    go_behind, proxy_cpu = micros(proxy, lambda r: r.upstream_cpu), micros(proxy, lambda r: r.cpu)
+    client_behind, took = micros(proxy, lambda r: r.client_cpu), micros(proxy, lambda r: r.seconds)
     total = go_behind + proxy_cpu + client_behind
     cpus = os.cpu_count() or 1
     print(
