@@ -103,7 +103,8 @@ def import_trees(revisions: list[str], scratch: Path) -> Iterator[dict[str, Path
         for index, revision in enumerate(dict.fromkeys(revisions)):
             source = ROOT
             if revision != ".":
-                source = scratch / f"tree-{index}"
+                # Its name is the worktree's under .git/worktrees: unique to this run.
+                source = scratch / f"ab-{os.getpid()}-{index}"
                 add = [*git, "worktree", "add", "--detach", "--quiet", str(source), revision]
                 subprocess.run(add, check=True)
                 added.append(source)

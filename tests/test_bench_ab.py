@@ -25,6 +25,8 @@ def _worktrees() -> str:
     return listed.stdout
 
 
+# One worker runs both: each compares the checkout's worktrees before and after.
+@pytest.mark.xdist_group("bench_ab")
 @pytest.mark.parametrize(("mode", "workload"), [("proxy", "tool"), ("serve", "unary")])
 def test_two_revisions_compared(mode: str, workload: str) -> None:
     if not go_available():
