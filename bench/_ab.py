@@ -42,9 +42,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
-from _rawhttp import Exchange, exchange, request_bytes
+from _rawhttp import exchange, request_bytes
 from peers import Process, build_gopeer, go_available, go_server, running
-from vs_go import body, cpu_seconds
+from vs_go import Workload, body, check, cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,21 +52,12 @@ ROOT = Path(__file__).resolve().parents[1]
 _CLI = "import sys; from trpc_bridge.cli import main; sys.argv[0] = 'trpc-bridge'; main()"
 
 
-@dataclass(frozen=True)
-class Workload:
-    scenario: str
-    method: str
-
-    @property
-    def stream(self) -> bool:
-        return self.method == "message/stream"
-
-
+#: ``vs_go.py``'s workloads by their name here (``requests``: unused, one a turn).
 WORKLOADS = {
-    "unary": Workload("text", "message/send"),
-    "stream": Workload("text", "message/stream"),
-    "tool": Workload("tool", "message/stream"),
-    "long": Workload("long", "message/stream"),
+    "unary": Workload("unary", "text", 1, stream=False),
+    "stream": Workload("stream", "text", 1),
+    "tool": Workload("tool", "tool", 1),
+    "long": Workload("long", "long", 1),
 }
 
 
@@ -134,17 +125,13 @@ def command(mode: str, workload: Workload, upstream: str) -> list[str]:
     ]
 
 
-def answered(result: Exchange, workload: Workload) -> bool:
-    return b'"completed"' in result.tail if workload.stream else b'"result"' in result.head
-
-
 async def ask(side: Side, workload: Workload, index: int) -> None:
     url = side.process.url
+    method = "message/stream" if workload.stream else "message/send"
     before = cpu_seconds(side.process.proc.pid)
-    result = await exchange(url, request_bytes(url, body(workload.method, index)))
+    result = await exchange(url, request_bytes(url, body(method, index)))
     side.cpu += cpu_seconds(side.process.proc.pid) - before
-    if not answered(result, workload):
-        raise RuntimeError(f"{side.label}: bad answer ending {result.tail[-300:]!r}")
+    check(result, workload, side.label)
     side.seconds.append(result.seconds)
 
 
