@@ -86,6 +86,9 @@ class HttpListener:
             # JSON log lines: uvicorn's records go to the root handler, as JSON too.
             log_config=None if json_lines() else uvicorn.config.LOGGING_CONFIG,
             lifespan="off",
+            # The bridge logs requests itself (``--access-log``); uvicorn's lines sit below
+            # ``log_level`` and would only cost each response its formatting arguments.
+            access_log=False,
             timeout_graceful_shutdown=1,
             http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
