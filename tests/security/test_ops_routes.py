@@ -149,3 +149,28 @@ async def test_behind_a_trusted_proxy_spans_need_a_named_user(
                 "/v1/traces", content=_export(os.urandom(16)), headers=headers
             )
             assert answer.status_code == status, answer.text
+
+
+@pytest.mark.parametrize(
+    "forwarded",
+    ["127.0.0.1", "203.0.113.9", "127.0.0.1, 203.0.113.9"],
+    ids=["self", "other", "chain"],
+)
+async def test_a_forwarded_request_is_no_loopback_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forwarded: str
+) -> None:
+    """A request naming a client in ``X-Forwarded-For`` came through a proxy: on a real
+    listener, from a loopback TCP peer, it asks for the key like any caller elsewhere,
+    even with ``FORWARDED_ALLOW_IPS=*`` in the environment (which would otherwise let
+    uvicorn take the peer's address from the header: any caller could claim 127.0.0.1)."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    async with (
+        BridgeServer(whoami, _options(tmp_path)) as server,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}", timeout=30) as http,
+    ):
+        direct = await http.post("/v1/traces", content=_export(os.urandom(16)), headers=PROTOBUF)
+        assert direct.status_code == 200
+        headers = {**PROTOBUF, "x-forwarded-for": forwarded}
+        proxied = await http.post("/v1/traces", content=_export(os.urandom(16)), headers=headers)
+        assert proxied.status_code == 401, proxied.text
+        assert "www-authenticate" in proxied.headers

@@ -33,10 +33,13 @@ _READS = frozenset({"GET", "HEAD"})
 
 
 def peer_is_loopback(scope: Scope) -> bool:
-    """Whether the request's TCP peer is on this machine (a proxy on this machine counts:
-    ``docs/security.md``)."""
+    """Whether the request's TCP peer is on this machine and the request names no other
+    client: one with ``X-Forwarded-For`` came through a proxy for a caller elsewhere
+    (``docs/security.md``). The listener keeps ``client`` the TCP peer's own address."""
     client = scope.get("client")
-    return client is not None and is_loopback(str(client[0]))
+    if client is None or not is_loopback(str(client[0])):
+        return False
+    return all(name != b"x-forwarded-for" for name, _ in scope["headers"])
 
 
 class PrincipalUser(BaseUser):

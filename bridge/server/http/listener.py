@@ -89,6 +89,11 @@ class HttpListener:
             # The bridge logs requests itself (``--access-log``); uvicorn's lines sit below
             # ``log_level`` and would only cost each response its formatting arguments.
             access_log=False,
+            # The connection's own peer address and scheme, never X-Forwarded-For/-Proto:
+            # uvicorn would take them from those headers for peers listed in the
+            # environment's FORWARDED_ALLOW_IPS, and with `*` any caller could claim
+            # 127.0.0.1 and pass the loopback rule (``docs/security.md``).
+            proxy_headers=False,
             timeout_graceful_shutdown=1,
             http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
