@@ -36,6 +36,16 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.contextmanager
+def refused_port(host: str = "127.0.0.1") -> Iterator[int]:
+    """A TCP port that refuses connections while the block runs: bound by a socket that
+    never listens, so no other server (another test's, a freed port handed out again)
+    can take it."""
+    with socket.socket() as holder:
+        holder.bind((host, 0))
+        yield int(holder.getsockname()[1])
+
+
+@contextlib.contextmanager
 def exclusive(name: str) -> Iterator[None]:
     """Hold the lock ``name`` of this checkout (a file under ``build/locks``) while
     writing an output that every worker uses, so that one writes it while the others

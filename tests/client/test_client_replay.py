@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from parallel import refused_port
 from replay_server import ReplayPeer, go_sse_frame, serving
 
 from trpc_bridge.client import RemoteAgent, RemoteAgentError
@@ -206,5 +207,6 @@ async def test_unreachable_agent_and_missing_card_raise() -> None:
     async with serving(peer) as base:
         with pytest.raises(RemoteAgentError, match="no agent card"):
             await RemoteAgent.connect(base)
-    with pytest.raises(RemoteAgentError, match="cannot reach"):
-        await RemoteAgent.connect(base)
+    # Not the closed server's port again: a parallel test may have been given it since.
+    with refused_port() as port, pytest.raises(RemoteAgentError, match="cannot reach"):
+        await RemoteAgent.connect(f"http://127.0.0.1:{port}/")
