@@ -94,6 +94,11 @@ SECURITY_FLAGS: dict[str, _Flag] = {
         "--trust-user-header",
         annotation=bool,
     ),
+    "forwarded_allow_ips": _security(
+        "forwarded_allow_ips",
+        "Reverse proxies (IPs or networks, comma-separated) whose X-Forwarded-For and "
+        "X-Forwarded-Proto name the caller in logs and metrics; default: none.",
+    ),
 }
 
 

@@ -362,6 +362,7 @@ class BridgeServer:
                 max_header_bytes=self.options.limits.max_header_bytes,
                 max_header_lines=self.options.limits.max_header_lines,
                 tls=None if self.tls is None else self.tls.server_context(),
+                trusted_proxies=self.options.security.trusted_proxies,
             )
             await self.ops.start(host)
         except BaseException:

@@ -70,6 +70,16 @@ def test_a_public_bind_without_a_scheme_refuses_to_start() -> None:
             ["--auth", "api-key", "--api-keys", "k", "--trust-user-header"],
             "--auth api-key and --trust-user-header both say who the caller is: choose one",
         ),
+        (
+            ["--forwarded-allow-ips", "*"],
+            "--forwarded-allow-ips '*' would let any caller name itself in the logs: "
+            "list the reverse proxies' addresses or networks",
+        ),
+        (
+            ["--forwarded-allow-ips", "10.0.0.5, proxy.local"],
+            "--forwarded-allow-ips: 'proxy.local' is not an IP address or network "
+            "(e.g. 10.0.0.5 or 10.0.0.0/24)",
+        ),
     ],
 )
 def test_flags_that_cannot_be_served(flags: list[str], message: str) -> None:

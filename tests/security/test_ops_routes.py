@@ -9,6 +9,8 @@ reach no other address)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +28,7 @@ from trpc_bridge.agents.scenarios import whoami
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.auth.options import SecurityOptions
 from trpc_bridge.server.options import OpsOptions
+from trpc_bridge.telemetry.logs import FIELDS
 from trpc_bridge.telemetry.span_buffer import SpanBuffer
 
 from .conftest import key_file
@@ -174,3 +177,42 @@ async def test_a_forwarded_request_is_no_loopback_caller(
         proxied = await http.post("/v1/traces", content=_export(os.urandom(16)), headers=headers)
         assert proxied.status_code == 401, proxied.text
         assert "www-authenticate" in proxied.headers
+
+
+@pytest.mark.parametrize(
+    ("trusted", "named"),
+    [("", "127.0.0.1"), ("10.9.8.7, 127.0.0.0/8", "203.0.113.9")],
+    ids=["default", "a trusted proxy"],
+)
+async def test_only_a_named_proxy_names_the_caller_in_the_log(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    trusted: str,
+    named: str,
+) -> None:
+    """``--forwarded-allow-ips``: for a peer it names, the access log shows the caller in
+    ``X-Forwarded-For``; by default the TCP peer, whatever the environment's
+    ``FORWARDED_ALLOW_IPS`` says. Either way the request is no loopback caller's."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    options = _options(tmp_path)
+    options = dataclasses.replace(
+        options,
+        ops=dataclasses.replace(options.ops, access_log=True),
+        security=dataclasses.replace(options.security, forwarded_allow_ips=trusted),
+    )
+    caplog.set_level(logging.INFO, logger="trpc_bridge.access")
+    async with (
+        BridgeServer(whoami, options) as server,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.http_port}", timeout=30) as http,
+    ):
+        headers = {**PROTOBUF, "x-forwarded-for": "203.0.113.9"}
+        answer = await http.post("/v1/traces", content=_export(os.urandom(16)), headers=headers)
+        assert answer.status_code == 401, answer.text
+    [line] = [
+        getattr(record, FIELDS)
+        for record in caplog.records
+        if record.name == "trpc_bridge.access"
+        and getattr(record, FIELDS)["url.path"] == "/v1/traces"
+    ]
+    assert line["client.address"] == named

@@ -13,6 +13,7 @@ so the schemes, and what they import (JOSE, gRPC), load only when a server is bu
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,15 @@ class SecurityOptions:
     trust_user_header: bool = False
     #: CA bundle for the identity provider's TLS (empty: the system's).
     oidc_ca_file: str = ""
+    #: Reverse proxies (addresses or networks, comma-separated) whose ``X-Forwarded-For``
+    #: and ``X-Forwarded-Proto`` name the caller in logs and metrics
+    #: (``--forwarded-allow-ips``); empty: every request is the TCP peer's own.
+    forwarded_allow_ips: str = ""
+
+    @property
+    def trusted_proxies(self) -> tuple[str, ...]:
+        """:attr:`forwarded_allow_ips` as a list (checked by :meth:`check`)."""
+        return tuple(item.strip() for item in self.forwarded_allow_ips.split(",") if item.strip())
 
     @property
     def tls(self) -> TlsFiles | None:
@@ -83,6 +93,8 @@ class SecurityOptions:
             raise SecurityConfigError(
                 "--auth mtls needs --tls-client-ca FILE (and --tls-cert, --tls-key)"
             )
+        for proxy in self.trusted_proxies:
+            _check_proxy(proxy)
         if self.auth == "none" and not self.trust_user_header and not is_loopback(host):
             raise SecurityConfigError(
                 f"--host {host} is reachable from other machines: choose an authentication "
@@ -126,3 +138,20 @@ class SecurityOptions:
         from trpc_bridge.server.auth.authenticator import AuthGate
 
         return AuthGate(self.authenticator())
+
+
+def _check_proxy(proxy: str) -> None:
+    """One entry of ``--forwarded-allow-ips``: an address or a network. Not ``*``: a
+    header any caller can send would then name whoever it likes in the logs."""
+    if proxy == "*":
+        raise SecurityConfigError(
+            "--forwarded-allow-ips '*' would let any caller name itself in the logs: "
+            "list the reverse proxies' addresses or networks"
+        )
+    try:
+        ipaddress.ip_network(proxy, strict=False)
+    except ValueError:
+        raise SecurityConfigError(
+            f"--forwarded-allow-ips: {proxy!r} is not an IP address or network "
+            "(e.g. 10.0.0.5 or 10.0.0.0/24)"
+        ) from None

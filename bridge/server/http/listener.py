@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import socket
 import ssl
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -71,13 +71,16 @@ class HttpListener:
         max_header_bytes: int = Limits.max_header_bytes,
         max_header_lines: int = Limits.max_header_lines,
         tls: ssl.SSLContext | None = None,
+        trusted_proxies: Sequence[str] = (),
     ) -> None:
         """Serve ``app``; returns once uvicorn accepts connections (re-raises a startup
         error instead of waiting for ever). A request head must arrive within
         ``header_timeout`` seconds and hold at most ``max_header_bytes`` bytes and
         ``max_header_lines`` header lines (else 431), an idle connection is closed after
         ``keep_alive``, and past ``max_connections`` open connections requests get HTTP
-        503. ``tls``: serve HTTPS with this context."""
+        503. ``tls``: serve HTTPS with this context. ``trusted_proxies`` (addresses or
+        networks): peers whose ``X-Forwarded-For`` / ``-Proto`` name the client and scheme;
+        for any other peer, and by default, they are the connection's own."""
         if tls is not None:
             self.scheme = "https"
         config = uvicorn.Config(
@@ -89,11 +92,12 @@ class HttpListener:
             # The bridge logs requests itself (``--access-log``); uvicorn's lines sit below
             # ``log_level`` and would only cost each response its formatting arguments.
             access_log=False,
-            # The connection's own peer address and scheme, never X-Forwarded-For/-Proto:
-            # uvicorn would take them from those headers for peers listed in the
-            # environment's FORWARDED_ALLOW_IPS, and with `*` any caller could claim
-            # 127.0.0.1 and pass the loopback rule (``docs/security.md``).
-            proxy_headers=False,
+            # The connection's own peer address and scheme unless the owner names its
+            # proxies: left alone, uvicorn takes them from X-Forwarded-For/-Proto for the
+            # peers in the environment's FORWARDED_ALLOW_IPS, and with `*` any caller
+            # could name itself (``docs/security.md``). An explicit list wins over it.
+            proxy_headers=bool(trusted_proxies),
+            forwarded_allow_ips=list(trusted_proxies) or None,
             timeout_graceful_shutdown=1,
             http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
