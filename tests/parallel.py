@@ -36,12 +36,14 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextlib.contextmanager
-def refused_port(host: str = "127.0.0.1") -> Iterator[int]:
-    """A TCP port that refuses connections while the block runs: bound by a socket that
-    never listens, so no other server (another test's, a freed port handed out again)
-    can take it."""
+def refused_port(port: int = 0, host: str = "127.0.0.1") -> Iterator[int]:
+    """A TCP port (any free one, or ``port``: a server's just closed) that refuses
+    connections while the block runs: bound by a socket that never listens, so no other
+    server (another test's, a freed port handed out again) can take it."""
     with socket.socket() as holder:
-        holder.bind((host, 0))
+        # A closed server's port may still have connections in TIME_WAIT.
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind((host, port))
         yield int(holder.getsockname()[1])
 
 

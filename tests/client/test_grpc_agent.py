@@ -9,7 +9,7 @@ import asyncio
 import grpc
 import pytest
 from agenthost_sidecar import Script, ScriptedSidecar, serving, start
-from parallel import free_port
+from parallel import refused_port
 
 from trpc_bridge.client import RemoteAgentError
 from trpc_bridge.client.grpc_agent import (
@@ -75,17 +75,20 @@ async def test_closing_the_iterator_cancels_the_sidecars_run() -> None:
 
 
 async def test_no_sidecar_at_connect_is_a_precise_error() -> None:
-    url = f"grpc://127.0.0.1:{free_port()}?connect_timeout=0.5"
-    with pytest.raises(RemoteAgentError, match=r"Describe at .* failed: DEADLINE_EXCEEDED"):
-        await GrpcAgent.connect(url)
+    with refused_port() as port:
+        url = f"grpc://127.0.0.1:{port}?connect_timeout=0.5"
+        with pytest.raises(RemoteAgentError, match=r"Describe at .* failed: DEADLINE_EXCEEDED"):
+            await GrpcAgent.connect(url)
 
 
 async def test_a_sidecar_gone_after_connect_is_a_run_error() -> None:
     sidecar = ScriptedSidecar()
     async with serving(sidecar) as url:
         agent = await GrpcAgent.connect(f"{url}?connect_timeout=0.5")
-    async with agent:
-        events = await _run(agent)
+    # The port held at once: a parallel test's server given it again would answer.
+    with refused_port(int(url.rpartition(":")[2])):
+        async with agent:
+            events = await _run(agent)
     assert len(events) == 1
     _only_run_error(events, "is unreachable (no connection within 0.5s)")
 

@@ -15,9 +15,11 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from parallel import refused_port
 from peers import (
     AGENTHOST,
     AGENTHOST_DIR,
@@ -178,6 +180,8 @@ def test_a_sidecar_that_is_gone_is_a_failed_run(agenthost: Path, gopeer: Path) -
         sidecar = stack.enter_context(agenthost_server())
         bridge = stack.enter_context(bridge_server(sidecar.url + "?connect_timeout=1"))
         stop(sidecar.proc)
+        # Its port held at once: a parallel test's server given it again would answer.
+        stack.enter_context(refused_port(urlsplit(sidecar.url).port or 0))
         result = go_call(bridge.url, "weather?", stream=False, timeout=60)
         assert result.returncode == 0, result.logs
         assert "is unreachable (no connection within 1s)" in _failure(result.events)["message"]
