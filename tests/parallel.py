@@ -41,8 +41,10 @@ def refused_port(port: int = 0, host: str = "127.0.0.1") -> Iterator[int]:
     connections while the block runs: bound by a socket that never listens, so no other
     server (another test's, a freed port handed out again) can take it."""
     with socket.socket() as holder:
-        # A closed server's port may still have connections in TIME_WAIT.
-        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if port:
+            # A closed server's port may still have connections in TIME_WAIT. Only then:
+            # with SO_REUSEADDR another socket that sets it may bind the port too.
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         holder.bind((host, port))
         yield int(holder.getsockname()[1])
 
