@@ -6,8 +6,8 @@
   JSON-RPC paths) and the connection is closed: a client that sends its body slowly or
   not at all cannot hold the connection.
 
-The other limits live where uvicorn applies them (:mod:`~trpc_bridge.server.http.listener`):
-the request-head deadline and size (:mod:`~trpc_bridge.server.http.timeouts`), the idle
+The other limits live where the HTTP server applies them (:mod:`~trpc_bridge.server.http.listener`):
+the request-head deadline and size (:mod:`~trpc_bridge.server.http.connection`), the idle
 keep-alive and the connection cap. Media types are checked by
 :mod:`trpc_bridge.server.http.media_types`. gRPC has its own size limit
 (``grpc.max_receive_message_length`` → RESOURCE_EXHAUSTED), and its metadata (the request

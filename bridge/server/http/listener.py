@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 import uvicorn
 from starlette.types import ASGIApp
 
-from trpc_bridge.server.http.timeouts import head_limits_protocol
+from trpc_bridge.server.http.connection import http_protocol
 from trpc_bridge.server.options import Limits
 from trpc_bridge.telemetry.logs import json_lines
 
@@ -99,7 +99,7 @@ class HttpListener:
             proxy_headers=bool(trusted_proxies),
             forwarded_allow_ips=list(trusted_proxies) or None,
             timeout_graceful_shutdown=1,
-            http=head_limits_protocol(header_timeout, max_header_bytes, max_header_lines),
+            http=http_protocol(header_timeout, max_header_bytes, max_header_lines),
             timeout_keep_alive=keep_alive,
             limit_concurrency=max_connections,
             ssl_context_factory=None if tls is None else (lambda _config, _default: tls),
