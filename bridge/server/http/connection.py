@@ -116,6 +116,37 @@ class HttpConnection(asyncio.Protocol):
     max_header_bytes = 64 * 1024
     max_header_lines = 100
 
+    # A connection's state starts as these class defaults and becomes its own as it
+    # changes: a connection per request (as many clients open) sets only what differs.
+    server: tuple[str, int] | None = None
+    client: tuple[str, int] | None = None
+    scheme = "http"
+    _tls: dict[object, object] | None = None
+    # The request being parsed (``on_message_begin`` sets its url, headers and scope) and
+    # the one being answered: the same unless pipelined, when the next wait in ``pipeline``.
+    url = b""
+    headers: list[tuple[bytes, bytes]]
+    scope: dict[str, Any]
+    expect_100_continue = False
+    exchange: Exchange | None = None
+    # Flow control.
+    read_paused = False
+    write_paused = False
+    _writable: asyncio.Event | None = None
+    # Deadlines: the request head's and the idle keep-alive wait's.
+    _head_timer: asyncio.TimerHandle | None = None
+    _idle_timer: asyncio.TimerHandle | None = None
+    #: The next bytes are (or may start) a request head, not a body.
+    _in_head = True
+    #: Bytes of the current head fed to the parser, and its header lines so far.
+    _head_bytes = 0
+    _head_lines = 0
+    #: Answered 431: what still comes is dropped until the connection closes.
+    _refused = False
+    _dropped = 0
+    #: The body of a request whose upgrade offer was ignored, while it arrives.
+    _offered: tuple[httptools.HttpRequestParser, _OfferedBody] | None = None
+
     def __init__(
         self,
         config: Config,
@@ -138,35 +169,7 @@ class HttpConnection(asyncio.Protocol):
         # still answered; what follows is not read.
         self.parser.set_dangerous_leniencies(lenient_data_after_close=True)
         self.transport: asyncio.Transport = None  # type: ignore[assignment]
-        self.server: tuple[str, int] | None = None
-        self.client: tuple[str, int] | None = None
-        self.scheme = "http"
-        self._tls: dict[object, object] | None = None
-        # The request being parsed, and the one being answered (the same unless
-        # pipelined); pipelined ones wait here, the next at the right.
-        self.url = b""
-        self.headers: list[tuple[bytes, bytes]] = []
-        self.scope: dict[str, Any] = {}
-        self.expect_100_continue = False
-        self.exchange: Exchange | None = None
         self.pipeline: deque[tuple[Exchange, Any]] = deque()
-        # Flow control.
-        self.read_paused = False
-        self.write_paused = False
-        self._writable: asyncio.Event | None = None
-        # Deadlines: the request head's and the idle keep-alive wait's.
-        self._head_timer: asyncio.TimerHandle | None = None
-        self._idle_timer: asyncio.TimerHandle | None = None
-        #: The next bytes are (or may start) a request head, not a body.
-        self._in_head = True
-        #: Bytes of the current head fed to the parser, and its header lines so far.
-        self._head_bytes = 0
-        self._head_lines = 0
-        #: Answered 431: what still comes is dropped until the connection closes.
-        self._refused = False
-        self._dropped = 0
-        #: The body of a request whose upgrade offer was ignored, while it arrives.
-        self._offered: tuple[httptools.HttpRequestParser, _OfferedBody] | None = None
 
     # --- asyncio.Protocol ------------------------------------------------------------
 
