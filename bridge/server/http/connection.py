@@ -25,13 +25,8 @@ before it closes, so that the client reads the 431 rather than a reset. A head t
 inside the read that completed a previous request (pipelining) is counted from the next
 read on: it may reach the bound plus one read before it is refused.
 
-**Upgrade offers.** A client may offer another protocol on any request (RFC 9110 §7.8);
-the JDK's HTTP client offers ``Upgrade: h2c`` on every plain-HTTP request, body included.
-The bridge serves no other protocol, so every offer is ignored, as HTTP allows. httptools'
-parser stops at such a head and would hand what follows to the "upgraded" protocol: here
-the body that follows is read with the head's own framing (``Content-Length`` or chunked)
-by a second parser, and the connection is closed after the answer, since the first parser
-can read no further request on it.
+**Upgrade offers** are ignored, as HTTP allows: the offered request is answered in
+HTTP/1.1, its body read by :class:`~trpc_bridge.server.http.offered_body.OfferedBody`.
 
 **Load.** Past ``limit_concurrency`` open connections or running requests (uvicorn's
 setting, the bridge's ``max_connections``) a request is answered 503. Pipelined requests
@@ -54,6 +49,7 @@ from uvicorn.server import ServerState
 
 from trpc_bridge.server.auth.tls import tls_scope_extension
 from trpc_bridge.server.http.exchange import STATUS_LINES, Exchange
+from trpc_bridge.server.http.offered_body import OfferedBody
 from trpc_bridge.server.refusals import log_refusal
 
 logger = logging.getLogger("uvicorn.error")
@@ -65,9 +61,6 @@ _TIMEOUT_RESPONSE = (
 LINGER = 2.0
 #: Bytes dropped during that linger at most; a client that sends more is cut off at once.
 LINGER_BYTES = 4 * 1024 * 1024
-#: The headers that say how a request body is framed (the ignored upgrade's second parser
-#: reads the body with them).
-_FRAMING = (b"content-length", b"transfer-encoding")
 #: The last server header list :meth:`HttpConnection.default_head` joined, and its bytes.
 _joined_head: tuple[object, bytes] = (None, b"")
 
@@ -86,25 +79,6 @@ def _too_large_response(reason: str) -> bytes:
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
     )
     return head.encode() + body
-
-
-class _OfferedBody:
-    """Parser callbacks for the body of a request whose upgrade offer was ignored: the
-    pieces go to the request's exchange as the connection's own ``on_body`` puts them."""
-
-    def __init__(self, connection: HttpConnection) -> None:
-        self.connection = connection
-        self.complete = False
-
-    def on_body(self, body: bytes) -> None:
-        self.connection.on_body(body)
-
-    def on_message_complete(self) -> None:
-        self.complete = True
-        exchange = self.connection.exchange
-        if exchange is not None:
-            exchange.more_body = False
-            exchange.message_event.set()
 
 
 class HttpConnection(asyncio.Protocol):
@@ -145,7 +119,7 @@ class HttpConnection(asyncio.Protocol):
     _refused = False
     _dropped = 0
     #: The body of a request whose upgrade offer was ignored, while it arrives.
-    _offered: tuple[httptools.HttpRequestParser, _OfferedBody] | None = None
+    _offered: OfferedBody | None = None
 
     def __init__(
         self,
@@ -425,25 +399,13 @@ class HttpConnection(asyncio.Protocol):
         if exchange is None or exchange.response_complete:
             return
         exchange.keep_alive = False  # the connection's parser can read no further request
-        framing = [(k, v) for k, v in exchange.scope["headers"] if k in _FRAMING]
-        if not framing:
-            return  # no body: the request is complete as it runs
-        exchange.more_body = True
-        callbacks = _OfferedBody(self)
-        body_parser = httptools.HttpRequestParser(callbacks)
-        head = b"".join(k + b": " + v + b"\r\n" for k, v in framing)
-        body_parser.feed_data(b"POST / HTTP/1.1\r\n" + head + b"\r\n")
-        self._offered = (body_parser, callbacks)
-        self._read_offered_body(rest)
+        self._offered = OfferedBody.of(exchange, self.on_body)
+        if self._offered is not None:
+            self._read_offered_body(rest)
 
     def _read_offered_body(self, data: bytes) -> None:
         assert self._offered is not None
-        body_parser, callbacks = self._offered
-        if callbacks.complete or not data:
-            return  # what follows the body is not read: the connection closes
-        try:
-            body_parser.feed_data(data)
-        except httptools.HttpParserError:
+        if not self._offered.feed(data):
             self._send_400("Invalid HTTP request body.")
 
     # --- deadlines and refusals --------------------------------------------------------
