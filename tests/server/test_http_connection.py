@@ -8,6 +8,8 @@ tests (``test_limits.py``, ``test_http_upgrade.py``)."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -177,3 +179,34 @@ async def test_forbidden_header_bytes_never_reach_the_wire(serve: Any, path: byt
     answer = await ask(port, post(path, b""))
     assert b"injected" not in answer and b"x bad" not in answer
     assert answer.startswith(b"HTTP/1.1 500 ")
+
+
+def _read_to_end(port: int, request: bytes) -> tuple[bytes, float]:
+    """A blocking client (its own thread): everything until the server's FIN, and when
+    that came."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        return answer, time.monotonic()
+
+
+async def test_a_closing_response_ends_the_connection_with_its_last_bytes(serve: Any) -> None:
+    # The app holds the event loop after its last send; the client still reads the end of
+    # the connection at once, not once the loop gets round to closing the transport.
+    released: list[float] = []
+
+    async def busy_after_the_answer(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await echo(scope, receive, send)
+        time.sleep(1.0)  # blocking on purpose: nothing else on the loop runs meanwhile
+        released.append(time.monotonic())
+
+    port = await serve(busy_after_the_answer)
+    answer, ended = await asyncio.to_thread(_read_to_end, port, post(b"/", b"x"))
+    assert answer.endswith(b"POST / ? x")
+    assert released and ended < released[0]
+    # Kept alive, the connection stays open: the next request on it is answered.
+    port = await serve(echo)
+    answer = await ask(port, post(b"/1", b"", close=False) + post(b"/2", b""))
+    assert answer.endswith(b"POST /2 ? ")

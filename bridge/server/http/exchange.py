@@ -223,7 +223,7 @@ class Exchange:
         self.response_complete = True
         self.message_event.set()
         if not self.keep_alive:
-            self.transport.close()
+            self.transport.end(plain=self.connection.scheme == "http")
         self.on_response()
 
 

@@ -11,11 +11,21 @@ and sends it at once. A small JSON answer leaves as one segment (head and body);
 writes once per batch of frames, its head with its first frames and its last frames with
 the end of the body. Nothing waits longer than the turn it was written in; the bytes are
 those uvicorn writes, in its order.
+
+A response that ends its connection (``Connection: close``) ends with the transport's
+``close``, which the event loop carries out after the callbacks already queued: the
+request's generators unwinding, the run finishing, the store's write, 50-60 µs on a
+proxied stream, while the client waits for the end of the connection to know the
+response is whole. :meth:`TurnWrites.end` sends the TCP FIN with the last bytes instead
+(a half-close of a plain socket whose bytes all went out; TLS, whose end is a record of
+its own, closes as before).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 from typing import Any
 
 
@@ -45,6 +55,22 @@ class TurnWrites:
     def close(self) -> None:
         self._flush()
         self._transport.close()
+
+    def end(self, *, plain: bool) -> None:
+        """Close after a complete response; ``plain``: not TLS, so the FIN may leave now
+        (see the module doc)."""
+        self._flush()
+        transport = self._transport
+        if plain and not transport.is_closing() and not transport.get_write_buffer_size():
+            raw = transport.get_extra_info("socket")
+            if raw is not None:
+                # A socket object around the transport's own descriptor, detached again so
+                # that the descriptor stays the transport's to close.
+                sock = socket.socket(raw.family, raw.type, raw.proto, raw.fileno())
+                with contextlib.suppress(OSError):  # the peer may be gone already
+                    sock.shutdown(socket.SHUT_WR)
+                sock.detach()
+        transport.close()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
