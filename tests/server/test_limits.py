@@ -9,9 +9,12 @@ import asyncio
 import time
 
 import httpx
+from starlette.types import Receive, Scope, Send
 
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.server import BridgeServer, Limits, ServerOptions
+from trpc_bridge.server.http.limits import _buffered
+from trpc_bridge.server.http.listener import HttpListener
 
 from .helpers import go_message, jsonrpc, sse_results
 
@@ -173,3 +176,34 @@ async def test_keep_alive_and_pipelined_requests_each_get_the_whole_bound() -> N
             server.http_port, (head + b"\r\n") * 3 + head + b"Connection: close\r\n\r\n"
         )
     assert answer.count(b"HTTP/1.1 200 OK\r\n") == 4
+
+
+async def test_a_body_already_in_is_read_without_arming_its_deadline() -> None:
+    # The body deadline (a timer per request) is for bodies still arriving: one the
+    # listener's parser already holds whole is read at once, on the bridge's own listener.
+    seen: list[bool] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append(_buffered(receive))
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    listener = HttpListener(signals=False)
+    await listener.start(app)
+    try:
+        whole = b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        writer.write(whole)
+        assert (await reader.read()).startswith(b"HTTP/1.1 204")
+        writer.close()
+        reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+        writer.write(whole[:-2])  # the head alone: the body is still to come
+        await asyncio.sleep(0.2)
+        writer.write(b"{}")
+        assert (await reader.read()).startswith(b"HTTP/1.1 204")
+        writer.close()
+    finally:
+        await listener.stop()
+    assert seen == [True, False]

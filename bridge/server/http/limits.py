@@ -21,8 +21,8 @@ import json
 from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
+from trpc_bridge.server.http.exchange import Exchange
 from trpc_bridge.server.options import Limits
 
 INVALID_REQUEST = -32600
@@ -47,15 +47,16 @@ class _TooLarge(Exception):
 
 
 def _buffered(receive: Receive) -> bool:
-    """The whole request body has arrived: ``receive`` is the bound method of uvicorn's
-    request cycle (the bridge's listener, no wrapper in between), whose parser has seen
-    the message end, so reading it cannot wait."""
-    cycle = getattr(receive, "__self__", None)
+    """The whole request body has arrived: ``receive`` is the bound method of the
+    bridge's own :class:`~trpc_bridge.server.http.exchange.Exchange` (its listener, no
+    wrapper in between), whose parser has seen the message end, so reading it cannot
+    wait. Anything else is read under the deadline."""
+    exchange = getattr(receive, "__self__", None)
     return (
-        type(cycle) is RequestResponseCycle
-        and cycle.more_body is False
-        and not cycle.disconnected
-        and not cycle.waiting_for_100_continue
+        type(exchange) is Exchange
+        and exchange.more_body is False
+        and not exchange.disconnected
+        and not exchange.waiting_for_100_continue
     )
 
 
