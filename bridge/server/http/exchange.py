@@ -133,6 +133,14 @@ class Exchange:
         )
         await self.send({"type": "http.response.body", "body": b"Internal Server Error"})
 
+    @property
+    def body_in(self) -> bool:
+        """The whole request body has arrived and nothing holds it back: reading it
+        cannot wait."""
+        return (
+            self.more_body is False and not self.disconnected and not self.waiting_for_100_continue
+        )
+
     async def receive(self) -> dict[str, Any]:
         if self.waiting_for_100_continue and not self.connection.transport.is_closing():
             self.transport.write(_CONTINUE)

@@ -49,15 +49,10 @@ class _TooLarge(Exception):
 def _buffered(receive: Receive) -> bool:
     """The whole request body has arrived: ``receive`` is the bound method of the
     bridge's own :class:`~trpc_bridge.server.http.exchange.Exchange` (its listener, no
-    wrapper in between), whose parser has seen the message end, so reading it cannot
-    wait. Anything else is read under the deadline."""
+    wrapper in between) and the exchange says so. Anything else is read under the
+    deadline."""
     exchange = getattr(receive, "__self__", None)
-    return (
-        type(exchange) is Exchange
-        and exchange.more_body is False
-        and not exchange.disconnected
-        and not exchange.waiting_for_100_continue
-    )
+    return type(exchange) is Exchange and exchange.body_in
 
 
 class RequestLimits:

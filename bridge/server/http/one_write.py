@@ -1,16 +1,16 @@
 """A response's writes within one turn of the event loop sent as one write.
 
-uvicorn writes a response's head (status line and headers) as soon as the app starts the
-response, then each piece of its body as the app sends it, and for a chunked body a last
-``0\\r\\n\\r\\n`` of its own: on a connection without Nagle (uvicorn sets ``TCP_NODELAY``)
-each write is a TCP segment and, on loopback, a wake-up of the reader in the writer's own
-time (about a fifth of a short proxied stream's time went to its five writes,
-``bench/README.md``). :class:`TurnWrites` is the transport a request's response is
-written to: it holds what is written until the end of the current turn of the event loop
-and sends it at once. A small JSON answer leaves as one segment (head and body); a stream
-writes once per batch of frames, its head with its first frames and its last frames with
-the end of the body. Nothing waits longer than the turn it was written in; the bytes are
-those uvicorn writes, in its order.
+An exchange (``server/http/exchange.py``) writes a response's head (status line and
+headers) as soon as the app starts the response, then each piece of its body as the app
+sends it, and for a chunked body a last ``0\\r\\n\\r\\n``: on a connection without Nagle
+(uvicorn's server sets ``TCP_NODELAY``) each write would be a TCP segment and, on
+loopback, a wake-up of the reader in the writer's own time (about a fifth of a short
+proxied stream's time went to its five writes, ``bench/README.md``). :class:`TurnWrites`
+is the transport a request's response is written to: it holds what is written until the
+end of the current turn of the event loop and sends it at once. A small JSON answer leaves
+as one segment (head and body); a stream writes once per batch of frames, its head with
+its first frames and its last frames with the end of the body. Nothing waits longer than
+the turn it was written in; the bytes are the exchange's, in its order.
 
 A response that ends its connection (``Connection: close``) ends with the transport's
 ``close``, which the event loop carries out after the callbacks already queued: the
