@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,9 @@ class Side:
     process: Process
     seconds: list[float] = field(default_factory=list)
     cpu: float = 0.0
+    #: Per turn: its requests' wall time from the first one's start to the last one's
+    #: end, divided by their number (``--burst``).
+    paced: list[float] = field(default_factory=list)
 
 
 def import_tree(source: Path, into: Path) -> Path:
@@ -135,7 +139,7 @@ async def ask(side: Side, workload: Workload, index: int) -> None:
     side.seconds.append(result.seconds)
 
 
-def report(go: Side, revisions: list[tuple[str, list[Side]]]) -> None:
+def report(go: Side, revisions: list[tuple[str, list[Side]]], burst: int) -> None:
     go_median = statistics.median(go.seconds)
     print(f"go: median {go_median * 1e6:,.0f} us a request")
     figures = [
@@ -157,10 +161,26 @@ def report(go: Side, revisions: list[tuple[str, list[Side]]]) -> None:
             f"copies {each}), CPU {cpu * 1e6:,.0f} us a request ({relative}), "
             f"{go_median / latency:.3f}x Go by turns"
         )
+    if len(go.paced) and len(revisions[0][1][0].paced) and burst > 1:
+        # Back to back, what a request leaves for after its response delays the next.
+        go_paced = statistics.median(go.paced)
+        base = statistics.median(p for side in revisions[0][1] for p in side.paced)
+        for label, copies in revisions:
+            paced = statistics.median(p for side in copies for p in side.paced)
+            print(
+                f"{label}: {burst} back to back, {paced * 1e6:,.0f} us a request "
+                f"({paced / base - 1:+.1%}), {go_paced / paced:.3f}x Go"
+            )
 
 
 async def compare(
-    mode: str, workload: Workload, revisions: list[str], copies: int, turns: int, seed: int
+    mode: str,
+    workload: Workload,
+    revisions: list[str],
+    copies: int,
+    turns: int,
+    seed: int,
+    burst: int,
 ) -> None:
     env = {"OTEL_INSTRUMENTATION_A2A_SDK_ENABLED": "false"}  # as `make bench` runs
     with contextlib.ExitStack() as stack:
@@ -193,8 +213,11 @@ async def compare(
         for index in range(turns):
             order.shuffle(sides)
             for side in sides:
-                await ask(side, workload, index)
-        report(go, grouped)
+                start = time.perf_counter()
+                for _ in range(burst):
+                    await ask(side, workload, index)
+                side.paced.append((time.perf_counter() - start) / burst)
+        report(go, grouped, burst)
 
 
 def main() -> None:
@@ -205,6 +228,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--copies", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=1,
+        help="requests a process gets back to back in its turn (as vs_go.py sends them)",
+    )
     args = parser.parse_args()
     if not go_available():
         print("skipped: `go` is not on PATH (the Go peer is built from interop/go)")
@@ -215,7 +244,17 @@ def main() -> None:
         f"{args.mode}, {args.workload}: {args.turns} turns, {args.copies} copies of each "
         f"revision, load average {os.getloadavg()[0]:.1f}"
     )
-    asyncio.run(compare(args.mode, workload, args.revisions, args.copies, args.turns, args.seed))
+    asyncio.run(
+        compare(
+            args.mode,
+            workload,
+            args.revisions,
+            args.copies,
+            args.turns,
+            args.seed,
+            args.burst,
+        )
+    )
 
 
 if __name__ == "__main__":

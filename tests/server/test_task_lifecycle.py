@@ -20,6 +20,7 @@ from trpc_bridge.agent import FunctionAgent
 from trpc_bridge.agents.demo import demo_agent
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
 from trpc_bridge.server import BridgeServer, Durability, ServerOptions
+from trpc_bridge.server.tasks.store import owner_context
 
 from .helpers import (
     TRANSPORTS,
@@ -85,8 +86,9 @@ async def test_disconnect_cancels_the_run() -> None:
 
 async def test_a_stream_ends_with_the_runs_last_frame_before_its_cleanup() -> None:
     """The caller's stream ends once the run's last frame is out: closing the agent's
-    generator and finishing the run come after it, not before (``live_task.py``); the
-    task was stored before that frame, as always."""
+    generator and finishing the run come after it, not before (``live_task.py``). The
+    in-memory store has the task by then: it is saved right after that frame, before
+    anything else (``registry.py``)."""
     released, cleaned = asyncio.Event(), asyncio.Event()
 
     async def run(request: AgentRequest) -> AsyncIterator[AgentEvent]:
@@ -110,8 +112,10 @@ async def test_a_stream_ends_with_the_runs_last_frame_before_its_cleanup() -> No
 
         results = await asyncio.wait_for(read(), timeout=10)
         assert results[-1]["final"] is True and not cleaned.is_set()
-        client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=False)
         task_id = str(results[0]["taskId"])
+        stored = await server.task_store.get(task_id, owner_context("anonymous"))
+        assert stored is not None and stored.status.state == TaskState.TASK_STATE_COMPLETED
+        client = await sdk_client(server.agent_card(), "jsonrpc-1.0", streaming=False)
         task = await client.get_task(GetTaskRequest(id=task_id), context=as_user("anonymous"))
         assert task.status.state == TaskState.TASK_STATE_COMPLETED
         released.set()

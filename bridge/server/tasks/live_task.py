@@ -89,11 +89,17 @@ class LiveTask:
         #: Set for streamed runs (see the module doc); ``settled`` once it has run.
         self.settle: Settle | None = None
         self.settled = False
+        #: Stores the task once its readers have the run's last frame, for a store that
+        #: comes after that frame instead (in memory: ``registry.py``); run once, by
+        #: :meth:`end_readers`.
+        self.store_end: OnEnd | None = None
         #: The run's final frame is being stored: a cancel can no longer change it.
         self.ending = False
         #: Storing how the run ended failed (the caller was told so).
         self.save_failed = False
         self._interrupted: str | None = None
+        #: :meth:`end_readers` has run.
+        self._readers_ended = False
 
     @classmethod
     def revived(cls, task: Task, *, owner: str, coalesce_after: int) -> Self:
@@ -150,7 +156,7 @@ class LiveTask:
                                 await self._emit(frame)  # type: ignore[arg-type]
                         if encoder.done:
                             if self.settled:
-                                await self._end_readers()
+                                await self.end_readers()
                             break
                         since_yield += 1
                         if since_yield == YIELD_EVERY:
@@ -170,13 +176,20 @@ class LiveTask:
             if on_end is not None:
                 await on_end(self)
 
-    async def _end_readers(self) -> None:
+    async def end_readers(self) -> None:
         """The run's last frame is out (settled, nothing more is published): its readers
-        end now, and their writers go before the agent's generators are closed and the
-        run is finished, which the caller need not wait for (``bench/README.md``)."""
+        end now, and their writers go before what the caller need not wait for (the
+        agent's generators closed, the run finished: ``bench/README.md``); then
+        :attr:`store_end`, in the same turn of the event loop as those writers. Once: a
+        second call returns at once."""
+        if self._readers_ended:
+            return
+        self._readers_ended = True
         for subscriber in self._subscribers:
             subscriber.close()
         await asyncio.sleep(0)
+        if self.store_end is not None:
+            await self.store_end(self)
 
     async def wait(self) -> None:
         """Until the producer has finished (shielded: a caller that goes away while

@@ -12,10 +12,14 @@ survive a restart with a database store.
 
 A streamed task is *settled* before the frame that ends its run (a terminal or
 input-required status) reaches anyone: the task is stored first, so a ``completed`` a
-caller sees is a stored ``completed``; a store that fails turns that frame into a
-``failed`` status that says so, and the task is kept as the caller saw it until the store
-takes it (:mod:`~trpc_bridge.server.tasks.unsaved`): every read agrees with that
-``failed`` meanwhile. With a database store the task is also journaled while it runs,
+caller sees is a stored ``completed``. In memory, where a save cannot fail, the save
+follows the frame instead, in the same turn of the event loop as the writers that send
+it: the caller's response ends first, and no request that follows it is served before
+the task is stored (until then the task is still live, and reads find it there). A
+database store that fails turns that frame into a ``failed`` status that says so, and
+the task is kept as the caller saw it until the store takes it
+(:mod:`~trpc_bridge.server.tasks.unsaved`): every read agrees with that ``failed``
+meanwhile. With a database store the task is also journaled while it runs,
 through the :class:`~trpc_bridge.server.tasks.live_task.Journal` protocol
 (``replicas/journal.py``).
 """
@@ -47,6 +51,7 @@ from trpc_bridge.codecs.trpc.stream_frames import task_status
 from trpc_bridge.names import new_id, shown_id
 from trpc_bridge.server.tasks.interruption import LEASE_LOST, interrupted_status
 from trpc_bridge.server.tasks.live_task import FrameObserver, Journal, Lease, LiveTask
+from trpc_bridge.server.tasks.memory_store import BoundedMemoryTaskStore
 from trpc_bridge.server.tasks.states import INTERRUPTED_STATES
 from trpc_bridge.server.tasks.store import TaskBusy, first_line, owner_context
 from trpc_bridge.server.tasks.task_aggregate import TaskAggregate
@@ -69,6 +74,10 @@ class TaskRegistry:
         self.closing = False
         #: Runs whose end could not be stored, as their callers were told they ended.
         self.unsaved = UnsavedTasks()
+        #: A streamed run's end is stored after its final frame has left, not before (see
+        #: the module doc): the store keeps tasks in this process, where a save cannot
+        #: fail, and nothing is journaled.
+        self._store_after_end = journal is None and isinstance(store, BoundedMemoryTaskStore)
 
     def add(self, live: LiveTask) -> None:
         live.observer = self.observer
@@ -192,6 +201,8 @@ class TaskRegistry:
         journaled from now on with a database store. A store that cannot take it is an
         error to the caller, before the run starts."""
         live.settle = self._settle
+        if self._store_after_end:
+            live.store_end = self._store_end
         if self.journal is None:
             return
         try:
@@ -205,6 +216,8 @@ class TaskRegistry:
             raise InternalError(message="the task could not be stored") from exc
 
     async def _settle(self, live: LiveTask) -> StreamFrame | None:
+        if self._store_after_end:
+            return None  # stored once its readers have this frame (:meth:`_store_end`)
         try:
             if live.journal is not None:
                 if not await live.journal.release(live):
@@ -268,10 +281,19 @@ class TaskRegistry:
                 live.aggregate.status.CopyFrom(task_status(TaskState.TASK_STATE_FAILED))
             live.ending = live.settled = True
             await self._settle(live)  # the stream has ended: nothing left to tell
-        if live.save_failed:  # before it stops being live: no read sees the stale row
-            self.unsaved.add(live.snapshot(), live.owner, lambda: self._write_unsaved(live))
-        self._live.pop(live.task_id, None)
-        live.close()
+        try:
+            await live.end_readers()  # which stores it, when that comes after its end
+            if live.save_failed:  # before it stops being live: no read sees the stale row
+                self.unsaved.add(live.snapshot(), live.owner, lambda: self._write_unsaved(live))
+        finally:
+            self._live.pop(live.task_id, None)
+            live.close()
+
+    async def _store_end(self, live: LiveTask) -> None:
+        """Store how ``live`` ended, right after its readers' writers sent its last frame
+        (in the same turn of the event loop: nothing read from the network comes in
+        between, and reads find the task live until then)."""
+        await self.store.save(live.snapshot(), owner_context(live.owner))
 
     async def retire(self, live: LiveTask, final: Task | None) -> None:
         """Save ``final`` (when given) for ``live``'s owner, then end the live task; a
