@@ -161,7 +161,7 @@ def report(go: Side, revisions: list[tuple[str, list[Side]]], burst: int) -> Non
             f"copies {each}), CPU {cpu * 1e6:,.0f} us a request ({relative}), "
             f"{go_median / latency:.3f}x Go by turns"
         )
-    if len(go.paced) and len(revisions[0][1][0].paced) and burst > 1:
+    if burst > 1:
         # Back to back, what a request leaves for after its response delays the next.
         go_paced = statistics.median(go.paced)
         base = statistics.median(p for side in revisions[0][1] for p in side.paced)
