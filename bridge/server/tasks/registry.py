@@ -202,7 +202,7 @@ class TaskRegistry:
         error to the caller, before the run starts."""
         live.settle = self._settle
         if self._store_after_end:
-            live.store_end = self._store_end
+            live.store_end = self._save
         if self.journal is None:
             return
         try:
@@ -217,13 +217,13 @@ class TaskRegistry:
 
     async def _settle(self, live: LiveTask) -> StreamFrame | None:
         if self._store_after_end:
-            return None  # stored once its readers have this frame (:meth:`_store_end`)
+            return None  # stored once its readers have this frame (``LiveTask.store_end``)
         try:
             if live.journal is not None:
                 if not await live.journal.release(live):
                     return interrupted_status(live.task_id, live.context_id, LEASE_LOST)
             else:
-                await self.store.save(live.snapshot(), owner_context(live.owner))
+                await self._save(live)
         except Exception as exc:  # a broken store: the caller must not see a "completed"
             logger.error("saving task %s failed: %s", live.task_id, first_line(exc))
             live.save_failed = True
@@ -236,7 +236,7 @@ class TaskRegistry:
         replica wrote otherwise (the caller was told this)."""
         if live.journal is not None and await live.journal.release(live):
             return
-        await self.store.save(live.snapshot(), owner_context(live.owner))
+        await self._save(live)
 
     @staticmethod
     def _unsaved(live: LiveTask) -> TaskStatusUpdateEvent:
@@ -289,10 +289,10 @@ class TaskRegistry:
             self._live.pop(live.task_id, None)
             live.close()
 
-    async def _store_end(self, live: LiveTask) -> None:
-        """Store how ``live`` ended, right after its readers' writers sent its last frame
-        (in the same turn of the event loop: nothing read from the network comes in
-        between, and reads find the task live until then)."""
+    async def _save(self, live: LiveTask) -> None:
+        """Store ``live`` as it stands for its owner: when it settles, when an unsaved end
+        is written again, or (in memory) right after its readers' writers sent its last
+        frame, in the same turn of the event loop."""
         await self.store.save(live.snapshot(), owner_context(live.owner))
 
     async def retire(self, live: LiveTask, final: Task | None) -> None:
