@@ -255,6 +255,21 @@ class LeanResponse:
         self.release()
 
 
+class Sent:
+    """A request written on a kept-alive connection, its answer not read yet
+    (:meth:`LeanHttp.send_pooled`)."""
+
+    __slots__ = ("connection",)
+
+    def __init__(self, connection: _Connection) -> None:
+        self.connection = connection
+
+    def abort(self) -> None:
+        """The answer is not wanted: the connection closes (the server sees its caller
+        go, as when a request in progress is given up)."""
+        self.connection._close()
+
+
 #: Seconds a kept-alive connection may sit in the pool and still be reused. Servers close
 #: theirs after about 5 s idle (uvicorn's and Node.js's defaults); a request written while
 #: the server closes its end is lost ("the connection closed before the answer was
@@ -325,19 +340,44 @@ class LeanHttp:
             return connection
         return None
 
-    async def post(self, path: str, body: bytes, headers: Mapping[str, str]) -> LeanResponse:
-        """Send ``POST path`` with a JSON ``body`` and ``headers``; the response once its
-        head is read. Raises :class:`LeanHttpError`."""
+    def _request(self, path: str, body: bytes, headers: Mapping[str, str]) -> bytes:
         head = (
             f"POST {path or '/'} HTTP/1.1\r\nHost: {self._authority}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         ).encode("ascii")
-        request = head + _header_bytes(headers) + b"\r\n" + body
+        return head + _header_bytes(headers) + b"\r\n" + body
+
+    async def post(self, path: str, body: bytes, headers: Mapping[str, str]) -> LeanResponse:
+        """Send ``POST path`` with a JSON ``body`` and ``headers``; the response once its
+        head is read. Raises :class:`LeanHttpError`."""
+        request = self._request(path, body, headers)
         connection = self._pooled()
         if connection is None:
             connection = await self._connect()
         assert connection.transport is not None
         connection.transport.write(request)
+        return await self._response(connection)
+
+    def send_pooled(self, path: str, body: bytes, headers: Mapping[str, str]) -> Sent | None:
+        """:meth:`post`'s request written now, without an await, on a kept-alive
+        connection; :meth:`response_to` reads its answer. None (nothing sent) when no
+        connection is kept alive: opening one takes an await. Raises
+        :class:`LeanHttpError` as :meth:`post`."""
+        request = self._request(path, body, headers)
+        connection = self._pooled()
+        if connection is None:
+            return None
+        assert connection.transport is not None
+        connection.transport.write(request)
+        return Sent(connection)
+
+    async def response_to(self, sent: Sent) -> LeanResponse:
+        """The response to a request :meth:`send_pooled` wrote, as :meth:`post` returns it."""
+        return await self._response(sent.connection)
+
+    async def _response(self, connection: _Connection) -> LeanResponse:
+        """The response to the request written on ``connection``, once its head is read
+        (closing the connection when that fails or is given up)."""
         try:
             while not connection.headers_done:
                 if connection.error is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -36,14 +37,31 @@ from trpc_bridge.client.jsonrpc import (
     stream_envelope,
     stream_frame,
 )
-from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError
+from trpc_bridge.client.lean_http import LeanHttp, LeanHttpError, LeanResponse, Sent
 from trpc_bridge.client.sse import SseParser
 from trpc_bridge.codecs.a2a.frames import Frame
 from trpc_bridge.codecs.a2a.json03 import json_bytes
 
 
+@dataclass(frozen=True)
+class Ahead:
+    """A run's request sent before the run reached its agent
+    (:meth:`~trpc_bridge.client.RemoteAgent.send_ahead`): what it was sent with, and the
+    request on its way. The run reads its answer instead of sending the request again."""
+
+    method: str
+    message: Message
+    headers: Mapping[str, str]
+    sent: Sent
+
+
 class Passthrough(Protocol):
     """What a server offers a streamed run (see the module doc)."""
+
+    def ahead(self) -> Ahead | None:
+        """The run's request when the server sent it ahead of the run (handed over
+        once; None: the run sends it)."""
+        ...
 
     def take(self, result: Any) -> bool:
         """``result`` (parsed JSON) is handled: the decoder does not see it."""
@@ -69,6 +87,10 @@ class Passthrough(Protocol):
 class AnswerPassthrough(Protocol):
     """What a server offers a unary run: the upstream's answer (its ``result``, parsed
     JSON) is seen first, and one it takes is not decoded (see the module doc)."""
+
+    def ahead(self) -> Ahead | None:
+        """As :meth:`Passthrough.ahead`."""
+        ...
 
     def take_answer(self, result: Any) -> bool: ...
 
@@ -102,19 +124,53 @@ class RawResults:
         result)."""
         return stream_frame(result, self._method)
 
+    def send_ahead(
+        self, message: Message, headers: Mapping[str, str], *, stream: bool
+    ) -> Ahead | None:
+        """The request of :meth:`batches` (``stream``) or :meth:`answer` written now, on a
+        kept-alive connection, for that call to read; None (nothing sent) without one or
+        with a header that cannot be sent (the call then fails as it does)."""
+        method, body, sent_headers = self._call(message, headers, stream=stream)
+        try:
+            sent = self._http.send_pooled(self._path, json_bytes(body), sent_headers)
+        except LeanHttpError:
+            return None
+        return None if sent is None else Ahead(method, message, headers, sent)
+
+    def _call(
+        self, message: Message, headers: Mapping[str, str], *, stream: bool
+    ) -> tuple[str, dict[str, Any], dict[str, str]]:
+        if stream:
+            return self._transport.stream_call(message, headers)
+        return self._transport.send_call(message, headers)
+
+    async def _open(
+        self, message: Message, headers: Mapping[str, str], ahead: Ahead | None, *, stream: bool
+    ) -> tuple[str, LeanResponse]:
+        """The method and the response (its head read) of the request, sent now unless
+        ``ahead`` was; :class:`RemoteCallError` when it fails."""
+        if ahead is not None:
+            method = ahead.method
+        else:
+            method, body, sent = self._call(message, headers, stream=stream)
+        if stream:
+            self._method = method
+        try:
+            if ahead is not None:
+                return method, await self._http.response_to(ahead.sent)
+            return method, await self._http.post(self._path, json_bytes(body), sent)
+        except LeanHttpError as exc:
+            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+
     async def batches(
-        self, message: Message, headers: Mapping[str, str]
+        self, message: Message, headers: Mapping[str, str], ahead: Ahead | None = None
     ) -> AsyncGenerator[list[Any], None]:
         """Every result as JSON, in order, in the batches they arrived in (for a
         passthrough, which sees them first). Between two batches the event loop runs
         others (not after the batch that completes the answer): relayed results are
-        handed on without any other await in between."""
-        method, body, sent = self._transport.stream_call(message, headers)
-        self._method = method
-        try:
-            response = await self._http.post(self._path, json_bytes(body), sent)
-        except LeanHttpError as exc:
-            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+        handed on without any other await in between. ``ahead``: the request was sent
+        already (:meth:`send_ahead`)."""
+        method, response = await self._open(message, headers, ahead, stream=True)
         try:
             content_type = response.headers.get("content-type", "")
             if not content_type.startswith("text/event-stream"):
@@ -139,15 +195,14 @@ class RawResults:
         finally:
             response.release()
 
-    async def answer(self, message: Message, headers: Mapping[str, str]) -> Any:
+    async def answer(
+        self, message: Message, headers: Mapping[str, str], ahead: Ahead | None = None
+    ) -> Any:
         """The ``result`` of a JSON-RPC ``message/send`` as JSON, as
         :meth:`JsonRpcTransport.send` reads it; :class:`RemoteCallError` when it fails. A
-        call given up (cancelled) closes its connection: the upstream sees its caller go."""
-        method, body, sent = self._transport.send_call(message, headers)
-        try:
-            response = await self._http.post(self._path, json_bytes(body), sent)
-        except LeanHttpError as exc:
-            raise RemoteCallError(f"{method} to {self._url} failed: {exc}") from None
+        call given up (cancelled) closes its connection: the upstream sees its caller go.
+        ``ahead``: the request was sent already (:meth:`send_ahead`)."""
+        method, response = await self._open(message, headers, ahead, stream=False)
         try:
             content = await response.read()
         except LeanHttpError as exc:

@@ -43,7 +43,7 @@ from trpc_bridge.client.credentials import (
 from trpc_bridge.client.errors import RemoteAgentError, RemoteCallError, run_error_event
 from trpc_bridge.client.jsonrpc import JsonRpcTransport
 from trpc_bridge.client.lean_http import LeanHttp, direct
-from trpc_bridge.client.passthrough import AnswerPassthrough, Passthrough, RawResults
+from trpc_bridge.client.passthrough import Ahead, AnswerPassthrough, Passthrough, RawResults
 from trpc_bridge.client.progress import ProgressSink, ProgressTap, progress_headers
 from trpc_bridge.client.stream_read import StreamRead
 from trpc_bridge.client.tls import ClientTls
@@ -64,7 +64,7 @@ from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import USER_ID_HEADER, new_id
-from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
+from trpc_bridge.telemetry.client import inject_headers, remote_run_observed, trace_remote_run
 
 log = logging.getLogger(__name__)
 
@@ -221,15 +221,37 @@ class RemoteAgent:
     ) -> dict[str, str]:
         """The headers of one call. Raises :class:`RemoteCallError` (a
         ``CredentialError``) when the credential cannot be had."""
+        credentials = await self._auth.headers(request) if self._auth is not None else None
+        return self._headers_with(request, credentials, progress=progress)
+
+    def _headers_with(
+        self, request: AgentRequest, credentials: Mapping[str, str] | None, *, progress: bool
+    ) -> dict[str, str]:
         headers = dict(self._headers)
-        if self._auth is not None:
-            headers.update(await self._auth.headers(request))
+        if credentials:
+            headers.update(credentials)
         if progress or self.progress:
             headers.update(progress_headers(self.endpoint.version))
         if request.user_id:
             headers[USER_ID_HEADER] = request.user_id
         inject_headers(headers)  # the caller's W3C trace context, if it has one
         return headers
+
+    def send_ahead(self, request: AgentRequest, *, stream: bool) -> Ahead | None:
+        """``request`` sent now, before its run reaches this agent, when that takes no
+        await and changes nothing the run records: a run read through the lean client
+        (:attr:`passes_through` for ``stream``, else :attr:`answers_through`), no
+        credential to fetch, no ``invoke_agent`` span or client metrics (they start with
+        the run, and the span's context goes in the request), a connection kept alive.
+        The run is handed it (its passthrough's ``ahead``) and reads the answer; None:
+        nothing was sent, the run sends the request itself."""
+        through = self.passes_through if stream else self.answers_through
+        if not through or self._auth is not None:
+            return None
+        if remote_run_observed(self._tracer_provider):
+            return None
+        headers = self._headers_with(request, None, progress=False)
+        return self._raw_results().send_ahead(self._message(request), headers, stream=stream)
 
     @property
     def passes_through(self) -> bool:
@@ -305,10 +327,15 @@ class RemoteAgent:
         sink: ProgressSink | None,
         answer: AnswerPassthrough | None = None,
     ) -> AsyncIterator[AgentEvent]:
+        ahead = answer.ahead() if answer is not None else None
         try:
-            headers = await self._request_headers(request, progress=sink is not None)
+            if ahead is not None:
+                headers = ahead.headers
+            else:
+                headers = await self._request_headers(request, progress=sink is not None)
             if answer is not None:  # read as JSON, offered before it is decoded
-                result = await self._raw_results().answer(self._message(request), headers)
+                message = ahead.message if ahead is not None else self._message(request)
+                result = await self._raw_results().answer(message, headers, ahead)
                 if answer.take_answer(result):
                     return
                 frame = read_result(result)
@@ -359,18 +386,24 @@ class RemoteAgent:
     async def _run_streaming(
         self, request: AgentRequest, sink: ProgressSink | None, passthrough: Passthrough | None
     ) -> AsyncIterator[AgentEvent]:
-        # Headers are made here, inside the invoke_agent span, so they carry its context.
-        try:
-            headers = await self._request_headers(request, progress=sink is not None)
-        except RemoteCallError as exc:
-            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
-            return
-        message = self._message(request)
+        ahead = passthrough.ahead() if passthrough is not None else None
+        if ahead is not None:
+            headers, message = ahead.headers, ahead.message
+        else:
+            # Headers are made here, inside the invoke_agent span, so they carry its context.
+            try:
+                headers = await self._request_headers(request, progress=sink is not None)
+            except RemoteCallError as exc:
+                yield run_error_event(
+                    f"A2A request to {self.endpoint.url}: {exc}", request, self.name
+                )
+                return
+            message = self._message(request)
         source = self._raw_results() if self._lean else self._transport
 
         def open_stream() -> AsyncGenerator[Any, None]:
             if passthrough is not None:
-                return self._raw_results().batches(message, headers)
+                return self._raw_results().batches(message, headers, ahead)
             return source.stream(message, headers)
 
         async with contextlib.aclosing(

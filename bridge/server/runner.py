@@ -59,7 +59,7 @@ from trpc_bridge.server.tasks.memory_store import BoundedMemoryTaskStore
 from trpc_bridge.server.tasks.registry import TaskRegistry
 from trpc_bridge.telemetry.logs import note_run
 from trpc_bridge.telemetry.metrics import BridgeMetrics
-from trpc_bridge.telemetry.server_span import ServerSpans
+from trpc_bridge.telemetry.server_span import ServerSpans, forwarded_context
 from trpc_bridge.telemetry.spans import AgentCall, tracing_enabled
 from trpc_bridge.telemetry.tools import ToolSpans
 
@@ -227,8 +227,7 @@ class AgentRunner:
                 if tracing_enabled(self._provider)
                 else None
             )
-            if self._forwards_token:
-                request = request.model_copy(update={"caller_token": caller_bearer(caller)})
+            request = self._agent_request(request, caller)
             if source is None:
                 events = self.agent.run(request)
             else:
@@ -301,12 +300,33 @@ class AgentRunner:
         the run (a unary one), instead of the agent's ``run``."""
         self.tasks.add(live)
         relay = a2a_relay_for(self.agent, encoder, live) if source is None else None
+        source = relay or source
+        ahead = source is not None and self._send_ahead(source, request, caller)
         run = self.run(
             request,
             caller,
             task_id=live.task_id,
             encoding=encoding,
             streamed=streamed,
-            source=relay or source,
+            source=source,
         )
         live.start(run, encoder if relay is None else relay.encoder, on_end)
+        if ahead:
+            assert source is not None
+            live.when_done(source.drop_ahead)
+
+    def _agent_request(self, request: AgentRequest, caller: IncomingCall) -> AgentRequest:
+        """``request`` as the agent gets it: with the caller's token when it forwards it."""
+        if self._forwards_token:
+            return request.model_copy(update={"caller_token": caller_bearer(caller)})
+        return request
+
+    def _send_ahead(self, source: RunSource, request: AgentRequest, caller: IncomingCall) -> bool:
+        """The run's upstream request sent now, before the run's first step
+        (``server/proxying/ahead.py``), when nothing observes the run: its SERVER span
+        and its meters start in :meth:`run`. The caller's trace context goes on, as
+        :meth:`run` forwards it with tracing off."""
+        if self.metrics is not None or tracing_enabled(self._provider):
+            return False
+        with forwarded_context(caller.headers):
+            return source.send_ahead(self._agent_request(request, caller))

@@ -50,6 +50,7 @@ from trpc_bridge.agent import Agent
 from trpc_bridge.client.remote_agent import RemoteAgent
 from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
+from trpc_bridge.server.proxying.ahead import AheadSource
 from trpc_bridge.telemetry.run_meters import RunMeter
 
 #: An output of the door (a frame, SSE text) and what a key's outputs are made from
@@ -69,11 +70,16 @@ _DELTA_KEYS = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
 
 class RunSource(Protocol):
     """How the runner gets a run's events instead of ``agent.run`` (a relay); it notes
-    what it hands over without an event in the run's metrics."""
+    what it hands over without an event in the run's metrics. The runner may send the
+    run's request before the run starts (:mod:`.ahead`)."""
 
     meter: RunMeter | None
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]: ...
+
+    def send_ahead(self, request: AgentRequest) -> bool: ...
+
+    def drop_ahead(self) -> None: ...
 
 
 def _plain_metadata(metadata: Any) -> bool:
@@ -118,7 +124,7 @@ def _standing(result: dict[str, Any], text: str) -> dict[str, Any]:
     return {**result, "artifact": {**artifact, "parts": [part]}}
 
 
-class Relay(Generic[Out, Template]):
+class Relay(AheadSource, Generic[Out, Template]):
     """One streamed run relayed (see the module doc): the
     :class:`~trpc_bridge.client.passthrough.Passthrough` its agent's stream is given
     (:meth:`events`). A door's relay says what its outputs are: how one is made from a

@@ -34,6 +34,7 @@ from trpc_bridge.codecs.trpc.encode import EncodedMessage
 from trpc_bridge.codecs.trpc.keys import META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest, ObjectType
+from trpc_bridge.server.proxying.ahead import AheadSource
 from trpc_bridge.telemetry.run_meters import RunMeter
 
 #: Response metadata a relayed message may carry (strings only).
@@ -150,10 +151,12 @@ def relayed_messages(result: Any) -> list[EncodedMessage] | None:
     return messages
 
 
-class UnaryRelay:
+class UnaryRelay(AheadSource):
     """A relayed unary run: the :class:`~trpc_bridge.server.proxying.relay.RunSource`
     whose agent is asked with ``message/send``, and the
     :class:`~trpc_bridge.client.passthrough.AnswerPassthrough` its answer is offered to."""
+
+    streams = False
 
     def __init__(self, agent: RemoteAgent, encoder: UnaryEncoder) -> None:
         self._agent = agent

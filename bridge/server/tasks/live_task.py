@@ -136,6 +136,13 @@ class LiveTask:
         frame; ``on_end`` runs once the producer has finished, however it finished."""
         self._producer = asyncio.create_task(self._produce(events, encoder, on_end))
 
+    def when_done(self, callback: Callable[[], object]) -> None:
+        """``callback`` once the producer :meth:`start`-ed is done, however: also when it
+        was cancelled before its first step, which ``on_end`` (run by the producer) is
+        not told of."""
+        assert self._producer is not None
+        self._producer.add_done_callback(lambda _: callback())
+
     async def _produce(
         self,
         events: AsyncGenerator[AgentEvent, None],

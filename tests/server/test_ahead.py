@@ -1,0 +1,174 @@
+"""A proxied run's upstream request sent ahead of the run (``server/proxying/ahead.py``):
+the same request and the same answer as one the run sends itself, nothing sent ahead
+where the run's span or meters must come first, and a request whose answer nobody reads
+given up.
+
+A proxy as ``trpc-bridge proxy`` runs it (a ``BridgeServer`` serving a ``RemoteAgent``)
+in front of an upstream replaying trpc-agent-go's recorded tool answers, asked the same
+call three times by a caller with a trace context, baggage and a user id: its first run
+opens the upstream connection itself (none is kept alive yet), the next ones find one
+and are sent ahead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from replay_server import Recorded, ReplayPeer, serving
+
+from trpc_bridge.client import RemoteAgent
+from trpc_bridge.client.passthrough import Ahead
+from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
+from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
+from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
+from trpc_bridge.events import AgentEvent, AgentRequest
+from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.proxying.unary_relay import UnaryRelay
+from trpc_bridge.server.tasks.live_task import LiveTask
+
+from .test_relay_equivalence import normalised
+
+ROOT = Path(__file__).resolve().parents[2]
+GO = ROOT / "interop" / "go" / "testdata"
+TOOL_STREAM = (GO / "tool_stream_v0.sse").read_bytes()
+TOOL_SEND = json.loads((GO / "tool_send_v0.json").read_bytes())["result"]
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+CALLER = {
+    "traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01",
+    "baggage": "tenant=acme",
+    "X-User-ID": "alice",
+}
+#: What the upstream is told beside the message: the same whichever way it was sent.
+FORWARDED = ("traceparent", "tracestate", "baggage", "x-user-id", "content-type", "accept")
+_UNARY_TASK_ID = re.compile(rb"task-m\d+-[0-9a-f]+")
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Ahead | None]:
+    """What each ``RemoteAgent.send_ahead`` call returned (None: nothing was sent)."""
+    returned: list[Ahead | None] = []
+    send_ahead: Callable[..., Ahead | None] = RemoteAgent.send_ahead
+
+    def spied(self: RemoteAgent, *args: Any, **kwargs: Any) -> Ahead | None:
+        ahead = send_ahead(self, *args, **kwargs)
+        returned.append(ahead)
+        return ahead
+
+    monkeypatch.setattr(RemoteAgent, "send_ahead", spied)
+    return returned
+
+
+@contextlib.asynccontextmanager
+async def _proxy(peer: ReplayPeer, provider: trace.TracerProvider) -> AsyncIterator[str]:
+    async with (
+        serving(peer),
+        await RemoteAgent.connect(peer.url, tracer_provider=provider) as remote,
+        BridgeServer(
+            remote, ServerOptions(port=0, grpc_port=None, tracer_provider=provider)
+        ) as server,
+    ):
+        yield server.jsonrpc_url
+
+
+def _call(method: str, n: int) -> dict[str, Any]:
+    message = {
+        "kind": "message",
+        "messageId": f"m{n}",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "weather in Beijing?"}],
+        "metadata": {"interaction_spec_version": INTERACTION_SPEC_VERSION},
+    }
+    return {"jsonrpc": "2.0", "id": "r1", "method": method, "params": {"message": message}}
+
+
+async def _ask(url: str, method: str, times: int) -> list[bytes]:
+    async with httpx.AsyncClient(timeout=30) as http:
+        answers = []
+        for n in range(times):
+            response = await http.post(url, json=_call(method, n), headers=CALLER)
+            assert response.status_code == 200
+            answers.append(response.content)
+        return answers
+
+
+def _asked(call: Recorded) -> tuple[Any, ...]:
+    """An upstream request without what each one mints anew (its JSON-RPC id, its message
+    id, the proxy's context id for the task)."""
+    body = json.loads(json.dumps(call.body))
+    body.pop("id")
+    message = body["params"]["message"]
+    assert message.pop("messageId") and message.pop("contextId")
+    return call.method, call.path, {k: call.headers.get(k) for k in FORWARDED}, body
+
+
+@pytest.mark.parametrize("method", ["message/stream", "message/send"])
+async def test_a_request_sent_ahead_is_the_request_its_run_would_send(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    sent = _spy(monkeypatch)
+    peer = ReplayPeer(stream_chunks=[TOOL_STREAM], send_result=TOOL_SEND)
+    async with _proxy(peer, trace.NoOpTracerProvider()) as url:
+        answers = await _ask(url, method, 3)
+    assert [ahead is not None for ahead in sent] == [False, True, True]
+    first, *others = [_asked(call) for call in peer.calls]
+    assert first[2]["traceparent"] == CALLER["traceparent"]  # forwarded, tracing off
+    assert first[2]["baggage"] == CALLER["baggage"]
+    assert first[2]["x-user-id"] == "alice"
+    assert others == [first, first]
+    upstream = TOOL_STREAM + json.dumps(TOOL_SEND).encode()
+    named = [normalised(_UNARY_TASK_ID.sub(b"task-m-<n>", a), upstream) for a in answers]
+    assert named[1:] == [named[0], named[0]]
+    assert b"It is 20" in answers[2]
+
+
+async def test_nothing_is_sent_ahead_of_a_traced_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its request carries its own span's context, which exists only once it runs."""
+    sent = _spy(monkeypatch)
+    peer = ReplayPeer(stream_chunks=[TOOL_STREAM])
+    async with _proxy(peer, TracerProvider()) as url:
+        await _ask(url, "message/stream", 3)
+    assert sent == []
+    for call in peer.calls:
+        parent = call.headers["traceparent"].split("-")
+        assert parent[1] == TRACE_ID and parent[2] != "00f067aa0ba902b7"  # the proxy's span
+
+
+async def test_a_request_whose_answer_is_not_read_is_given_up() -> None:
+    """A run cancelled before its first step never reads the answer: the producer's
+    ``when_done`` (where the runner drops a request sent ahead) still runs, and the
+    request's connection closes instead of going back to the pool."""
+    peer = ReplayPeer(stream_chunks=[TOOL_STREAM], send_result=TOOL_SEND)
+    request = AgentRequest(text="hi", context_id="c1")
+    async with serving(peer), await RemoteAgent.connect(peer.url) as remote:
+        relay = UnaryRelay(remote, UnaryEncoder(RunTarget("t1", "c1", EncodeOptions())))
+        assert not relay.send_ahead(request)  # nothing kept alive yet
+        assert [event async for event in remote.run(request)]  # now a connection is
+        assert relay.send_ahead(request)
+        ahead = relay._ahead
+        assert ahead is not None
+
+        async def never_read() -> AsyncGenerator[AgentEvent]:
+            yield AgentEvent.final_text("unread", "r1")  # pragma: no cover
+
+        live = LiveTask(
+            task_id="t1", context_id="c1", owner="", user_message=ahead.message, coalesce_after=8
+        )
+        live.start(never_read(), StreamEncoder(RunTarget("t1", "c1", EncodeOptions())))
+        live.when_done(relay.drop_ahead)
+        live.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await live.wait()
+        await asyncio.sleep(0)
+        assert relay.ahead() is None
+        transport = ahead.sent.connection.transport
+        assert transport is not None and transport.is_closing()
