@@ -129,3 +129,46 @@ async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> 
     finally:
         writer.close()
         server.close()
+
+
+async def test_a_flush_waits_once_for_its_writer_woken_again() -> None:
+    """A writer woken again before its write leaves (what it awaited is done, as a stream's
+    writer is when its run publishes more) writes its next bytes into the same segment;
+    a writer still waiting does not hold the write back."""
+    accepted: asyncio.Future[asyncio.Transport] = asyncio.get_running_loop().create_future()
+
+    class Server(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            assert isinstance(transport, asyncio.Transport)
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            accepted.set_result(transport)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Server, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    client = writer.get_extra_info("socket")
+    try:
+        writes = TurnWrites(await accepted, loop)
+        more: asyncio.Future[None] = loop.create_future()
+        done: asyncio.Future[None] = loop.create_future()
+
+        async def stream() -> None:
+            writes.write(b"frames ")  # its flush is queued now
+            await more  # woken below, before that flush runs
+            writes.write(b"last frames")
+            await done
+
+        task = asyncio.create_task(stream())
+        await asyncio.sleep(0)  # the stream writes and waits
+        more.set_result(None)
+        assert await reader.readexactly(18) == b"frames last frames"
+        assert _segments_in(client) == 1
+        writes.write(b"alone")  # this task waits for the reader: nothing holds it back
+        assert await reader.readexactly(5) == b"alone"
+        assert _segments_in(client) == 2
+        done.set_result(None)
+        await task
+    finally:
+        writer.close()
+        server.close()
