@@ -29,13 +29,13 @@ from replay_server import Recorded, ReplayPeer, serving
 from trpc_bridge.client import RemoteAgent
 from trpc_bridge.client.passthrough import Ahead
 from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
-from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.proxying.unary_relay import UnaryRelay
 from trpc_bridge.server.tasks.live_task import LiveTask
 
+from .helpers import go_message, jsonrpc
 from .test_relay_equivalence import normalised
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,14 +81,8 @@ async def _proxy(peer: ReplayPeer, provider: trace.TracerProvider) -> AsyncItera
 
 
 def _call(method: str, n: int) -> dict[str, Any]:
-    message = {
-        "kind": "message",
-        "messageId": f"m{n}",
-        "role": "user",
-        "parts": [{"kind": "text", "text": "weather in Beijing?"}],
-        "metadata": {"interaction_spec_version": INTERACTION_SPEC_VERSION},
-    }
-    return {"jsonrpc": "2.0", "id": "r1", "method": method, "params": {"message": message}}
+    message = go_message("weather in Beijing?", message_id=f"m{n}")
+    return jsonrpc(method, {"message": message})
 
 
 async def _ask(url: str, method: str, times: int) -> list[bytes]:

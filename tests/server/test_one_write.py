@@ -10,10 +10,12 @@ two (the server sets ``TCP_NODELAY``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import struct
 import sys
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -97,9 +99,10 @@ def _segments_in(sock: socket.socket) -> int:
     return int(segments)
 
 
-async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> None:
-    """The transport wrapper on a real loopback connection: three writes in one turn
-    arrive as one segment, in order; a write of a later turn is a segment of its own."""
+@contextlib.asynccontextmanager
+async def _loopback() -> AsyncIterator[tuple[TurnWrites, asyncio.StreamReader, socket.socket]]:
+    """A :class:`TurnWrites` on the server end of a real loopback connection (no Nagle, as
+    the server sets), the client's reader and its socket."""
     accepted: asyncio.Future[asyncio.Transport] = asyncio.get_running_loop().create_future()
 
     class Server(asyncio.Protocol):
@@ -112,9 +115,17 @@ async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> 
     server = await loop.create_server(Server, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    client = writer.get_extra_info("socket")
     try:
-        writes = TurnWrites(await accepted, loop)
+        yield TurnWrites(await accepted, loop), reader, writer.get_extra_info("socket")
+    finally:
+        writer.close()
+        server.close()
+
+
+async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> None:
+    """The transport wrapper on a real loopback connection: three writes in one turn
+    arrive as one segment, in order; a write of a later turn is a segment of its own."""
+    async with _loopback() as (writes, reader, client):
         writes.write(b"head ")
         writes.write(b"frames ")
         writes.write(b"end")
@@ -126,30 +137,14 @@ async def test_writes_of_one_turn_are_one_segment_and_turns_are_not_merged() -> 
         writes.write(b"last")
         writes.close()  # what is held leaves before the close
         assert await reader.read() == b"last"
-    finally:
-        writer.close()
-        server.close()
 
 
 async def test_a_flush_waits_once_for_its_writer_woken_again() -> None:
     """A writer woken again before its write leaves (what it awaited is done, as a stream's
     writer is when its run publishes more) writes its next bytes into the same segment;
     a writer still waiting does not hold the write back."""
-    accepted: asyncio.Future[asyncio.Transport] = asyncio.get_running_loop().create_future()
-
-    class Server(asyncio.Protocol):
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            assert isinstance(transport, asyncio.Transport)
-            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            accepted.set_result(transport)
-
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(Server, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    client = writer.get_extra_info("socket")
-    try:
-        writes = TurnWrites(await accepted, loop)
+    async with _loopback() as (writes, reader, client):
         more: asyncio.Future[None] = loop.create_future()
         done: asyncio.Future[None] = loop.create_future()
 
@@ -169,6 +164,3 @@ async def test_a_flush_waits_once_for_its_writer_woken_again() -> None:
         assert _segments_in(client) == 2
         done.set_result(None)
         await task
-    finally:
-        writer.close()
-        server.close()
