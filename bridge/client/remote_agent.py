@@ -227,9 +227,7 @@ class RemoteAgent:
     def _headers_with(
         self, request: AgentRequest, credentials: Mapping[str, str] | None, *, progress: bool
     ) -> dict[str, str]:
-        headers = dict(self._headers)
-        if credentials:
-            headers.update(credentials)
+        headers = {**self._headers, **(credentials or {})}
         if progress or self.progress:
             headers.update(progress_headers(self.endpoint.version))
         if request.user_id:
@@ -238,20 +236,22 @@ class RemoteAgent:
         return headers
 
     def send_ahead(self, request: AgentRequest, *, stream: bool) -> Ahead | None:
-        """``request`` sent now, before its run reaches this agent, when that takes no
-        await and changes nothing the run records: a run read through the lean client
-        (:attr:`passes_through` for ``stream``, else :attr:`answers_through`), no
-        credential to fetch, no ``invoke_agent`` span or client metrics (they start with
-        the run, and the span's context goes in the request), a connection kept alive.
-        The run is handed it (its passthrough's ``ahead``) and reads the answer; None:
-        nothing was sent, the run sends the request itself."""
+        """``request`` sent before its run reaches this agent, where nothing the run records
+        changes (``server/proxying/ahead.py``): read through the lean client, no credential
+        to fetch, no client span or metrics, a connection kept alive; None: not sent."""
         through = self.passes_through if stream else self.answers_through
-        if not through or self._auth is not None:
-            return None
-        if remote_run_observed(self._tracer_provider):
+        if not through or self._auth is not None or remote_run_observed(self._tracer_provider):
             return None
         headers = self._headers_with(request, None, progress=False)
         return self._raw_results().send_ahead(self._message(request), headers, stream=stream)
+
+    async def _call_of(
+        self, request: AgentRequest, ahead: Ahead | None, *, progress: bool
+    ) -> tuple[Mapping[str, str], Message]:
+        """The headers and message of ``request``'s call (``ahead``'s when sent already)."""
+        if ahead is not None:
+            return ahead.headers, ahead.message
+        return await self._request_headers(request, progress=progress), self._message(request)
 
     @property
     def passes_through(self) -> bool:
@@ -329,18 +329,14 @@ class RemoteAgent:
     ) -> AsyncIterator[AgentEvent]:
         ahead = answer.ahead() if answer is not None else None
         try:
-            if ahead is not None:
-                headers = ahead.headers
-            else:
-                headers = await self._request_headers(request, progress=sink is not None)
+            headers, message = await self._call_of(request, ahead, progress=sink is not None)
             if answer is not None:  # read as JSON, offered before it is decoded
-                message = ahead.message if ahead is not None else self._message(request)
                 result = await self._raw_results().answer(message, headers, ahead)
                 if answer.take_answer(result):
                     return
                 frame = read_result(result)
             else:
-                frame = await self._transport.send(self._message(request), headers)
+                frame = await self._transport.send(message, headers)
             frame = await self._until_done(frame, headers)
             progress_events, frame = self._tap(request, sink).take(frame)
             events = progress_events + decode_any_result(
@@ -387,18 +383,12 @@ class RemoteAgent:
         self, request: AgentRequest, sink: ProgressSink | None, passthrough: Passthrough | None
     ) -> AsyncIterator[AgentEvent]:
         ahead = passthrough.ahead() if passthrough is not None else None
-        if ahead is not None:
-            headers, message = ahead.headers, ahead.message
-        else:
-            # Headers are made here, inside the invoke_agent span, so they carry its context.
-            try:
-                headers = await self._request_headers(request, progress=sink is not None)
-            except RemoteCallError as exc:
-                yield run_error_event(
-                    f"A2A request to {self.endpoint.url}: {exc}", request, self.name
-                )
-                return
-            message = self._message(request)
+        # Headers are made here, inside the invoke_agent span, so they carry its context.
+        try:
+            headers, message = await self._call_of(request, ahead, progress=sink is not None)
+        except RemoteCallError as exc:
+            yield run_error_event(f"A2A request to {self.endpoint.url}: {exc}", request, self.name)
+            return
         source = self._raw_results() if self._lean else self._transport
 
         def open_stream() -> AsyncGenerator[Any, None]:
