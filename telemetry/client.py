@@ -164,13 +164,10 @@ def invoke_agent_span(
         span.end()
 
 
-def remote_run_observed(
-    tracer_provider: trace.TracerProvider | None = None,
-    meter_provider: MeterProvider | None = None,
-) -> bool:
-    """:func:`trace_remote_run` would span or meter a call (tracing or metrics are on):
-    its request must then be sent from inside the run it wraps."""
-    return tracing_enabled(tracer_provider) or metrics_for(meter_provider) is not None
+def remote_run_observed(tracer_provider: trace.TracerProvider | None = None) -> bool:
+    """:func:`trace_remote_run` would span or meter a call (tracing or the global metrics
+    are on): its request must then be sent from inside the run it wraps."""
+    return tracing_enabled(tracer_provider) or metrics_for() is not None
 
 
 def trace_remote_run(

@@ -301,7 +301,6 @@ class AgentRunner:
         self.tasks.add(live)
         relay = a2a_relay_for(self.agent, encoder, live) if source is None else None
         source = relay or source
-        ahead = source is not None and self._send_ahead(source, request, caller)
         run = self.run(
             request,
             caller,
@@ -311,8 +310,8 @@ class AgentRunner:
             source=source,
         )
         live.start(run, encoder if relay is None else relay.encoder, on_end)
-        if ahead:
-            assert source is not None
+        # Still before the run's first step: the producer task has not run yet.
+        if source is not None and self._send_ahead(source, request, caller):
             live.when_done(source.drop_ahead)
 
     def _agent_request(self, request: AgentRequest, caller: IncomingCall) -> AgentRequest:

@@ -16,7 +16,7 @@ A flush waits one more turn when the task that wrote has been woken again before
 what that task awaited is done, so it runs next and may write more. A proxied stream's
 writer is woken so while the producer decodes the upstream's last batch (the flush of
 the batch before was queued behind that work): its last frames then leave in the same
-write as the frames before, one write fewer where the caller waits for the end (2 % of a
+write as the frames before, one write fewer where the caller waits for the end (1–2 % of a
 proxied tool request, ``bench/README.md``). It waits once, never longer.
 
 A response that ends its connection (``Connection: close``) ends with the transport's

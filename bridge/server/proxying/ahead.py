@@ -3,7 +3,7 @@
 A run the proxy relays (:mod:`.relay`, :mod:`.unary_relay`) sends its agent one request,
 and on the way to it the runner sets the run up: the producer task and its first turn
 of the event loop, the run's metrics and redaction, the remote agent's decoder and
-reader. About a tenth of a proxied tool request went there with the upstream still
+reader. About 210 µs of a proxied tool request went there with the upstream still
 unasked (``bench/README.md``). So the runner sends that request as soon as the task is
 accepted (:meth:`~trpc_bridge.server.runner.AgentRunner.start`), and the run reads its
 answer when it gets there (:meth:`AheadSource.ahead`, the passthrough's ``ahead``).
