@@ -164,12 +164,6 @@ def invoke_agent_span(
         span.end()
 
 
-def remote_run_observed(tracer_provider: trace.TracerProvider | None = None) -> bool:
-    """:func:`trace_remote_run` would span or meter a call (tracing or the global metrics
-    are on): its request must then be sent from inside the run it wraps."""
-    return tracing_enabled(tracer_provider) or metrics_for() is not None
-
-
 def trace_remote_run(
     events: AsyncIterator[AgentEvent],
     agent_name: str,
@@ -180,9 +174,11 @@ def trace_remote_run(
     tracer_provider: trace.TracerProvider | None = None,
     record_content: bool | None = None,
     meter_provider: MeterProvider | None = None,
+    started: float | None = None,
 ) -> AsyncIterator[AgentEvent]:
     """A remote agent's event stream inside its ``invoke_agent`` CLIENT span, timed as
-    ``gen_ai.client.operation.duration`` when metrics are on.
+    ``gen_ai.client.operation.duration`` when metrics are on: from now, or from
+    ``started`` (``time.perf_counter``) for a call whose request was sent before.
 
     The one-line hook for a remote-agent client: wrap the generator that sends the
     request and decodes the answer. The span's context is current only while that
@@ -195,7 +191,7 @@ def trace_remote_run(
     metrics = metrics_for(meter_provider)
     if metrics is not None:
         call = metrics.client_call(
-            agent_name, transport=transport, protocol_version=protocol_version
+            agent_name, transport=transport, protocol_version=protocol_version, started=started
         )
         events = _metered(events, call)
     if not tracing_enabled(tracer_provider):

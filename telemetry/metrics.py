@@ -324,11 +324,14 @@ class BridgeMetrics:
         encoding: str = "",
         streamed: bool = True,
         tokens: bool = True,
+        started: float | None = None,
     ) -> RunMeter:
-        """The meter of one served run, started now; ``streamed``: its caller receives
-        the events as they come (its time to first token means something); ``tokens``:
-        the run's token usage is recorded here (not for a remote agent, whose client
-        call records it: :class:`ClientCallMeter`)."""
+        """The meter of one served run, started now or at ``started``
+        (``time.perf_counter``: when the run's upstream request left ahead of it,
+        ``server/proxying/ahead.py``); ``streamed``: its caller receives the events as
+        they come (its time to first token means something); ``tokens``: the run's token
+        usage is recorded here (not for a remote agent, whose client call records it:
+        :class:`ClientCallMeter`)."""
         key = (agent_name, transport, protocol_version, encoding)
         attributes = self._run_attributes.get(key)
         if attributes is None:
@@ -343,7 +346,7 @@ class BridgeMetrics:
                 attributes[ENCODING] = encoding
             if len(self._run_attributes) < 1024:  # bounded, as the attribute sets are
                 self._run_attributes[key] = attributes
-        return RunMeter(self, key, attributes, streamed=streamed, tokens=tokens)
+        return RunMeter(self, key, attributes, streamed=streamed, tokens=tokens, started=started)
 
     def tokens_used(self, attributes: Attributes, input_tokens: int, output_tokens: int) -> None:
         """``gen_ai.client.token.usage`` of one run or call: its input and output tokens
@@ -382,9 +385,15 @@ class BridgeMetrics:
         self.client_duration.record(seconds, attributes)
 
     def client_call(
-        self, agent_name: str, *, transport: str, protocol_version: str
+        self,
+        agent_name: str,
+        *,
+        transport: str,
+        protocol_version: str,
+        started: float | None = None,
     ) -> ClientCallMeter:
-        """The meter of one call to a remote agent, started now."""
+        """The meter of one call to a remote agent, started now or at ``started`` (as
+        :meth:`run`'s)."""
         attributes: Attributes = {
             gen_ai.GEN_AI_OPERATION_NAME: OP_INVOKE_AGENT,
             gen_ai.GEN_AI_AGENT_NAME: agent_name,
@@ -393,7 +402,7 @@ class BridgeMetrics:
             attributes[A2A_TRANSPORT] = transport
         if protocol_version:
             attributes[A2A_PROTOCOL_VERSION] = protocol_version
-        return ClientCallMeter(self, attributes)
+        return ClientCallMeter(self, attributes, started)
 
 
 #: Meter provider class → whether it records (neither the API's proxy nor its no-op).

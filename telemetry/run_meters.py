@@ -94,13 +94,14 @@ class RunMeter:
         *,
         streamed: bool,
         tokens: bool,
+        started: float | None = None,
     ) -> None:
         self._metrics = metrics
         self._key = key
         self._attributes = attributes
         self._streamed = streamed
         self._tokens = tokens
-        self._started = perf_counter()
+        self._started = perf_counter() if started is None else started
         self._first = 0.0
         self._last = 0.0
         self._deltas = 0
@@ -179,10 +180,12 @@ class ClientCallMeter:
         "_started",
     )
 
-    def __init__(self, metrics: RunRecorder, attributes: Attributes) -> None:
+    def __init__(
+        self, metrics: RunRecorder, attributes: Attributes, started: float | None = None
+    ) -> None:
         self._metrics = metrics
         self._attributes = attributes
-        self._started = perf_counter()
+        self._started = perf_counter() if started is None else started
         self._error = ""
         self._input_tokens = 0
         self._output_tokens = 0

@@ -21,6 +21,7 @@ import ssl
 import urllib.request
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
+from time import perf_counter
 from typing import cast
 from urllib.parse import urlsplit
 
@@ -259,10 +260,12 @@ class Sent:
     """A request written on a kept-alive connection, its answer not read yet
     (:meth:`LeanHttp.send_pooled`)."""
 
-    __slots__ = ("connection",)
+    __slots__ = ("at", "connection")
 
     def __init__(self, connection: _Connection) -> None:
         self.connection = connection
+        #: When it was written (``time.perf_counter``): a metered run's start.
+        self.at = perf_counter()
 
     def abort(self) -> None:
         """The answer is not wanted: the connection closes (the server sees its caller

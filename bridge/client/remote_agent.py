@@ -64,7 +64,8 @@ from trpc_bridge.codecs.trpc.keys import INTERACTION_SPEC_VERSION
 from trpc_bridge.codecs.trpc.request import request_to_message
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import USER_ID_HEADER, new_id
-from trpc_bridge.telemetry.client import inject_headers, remote_run_observed, trace_remote_run
+from trpc_bridge.telemetry.client import inject_headers, trace_remote_run
+from trpc_bridge.telemetry.spans import tracing_enabled
 
 log = logging.getLogger(__name__)
 
@@ -237,10 +238,11 @@ class RemoteAgent:
 
     def send_ahead(self, request: AgentRequest, *, stream: bool) -> Ahead | None:
         """``request`` sent before its run reaches this agent, where nothing the run records
-        changes (``server/proxying/ahead.py``): read through the lean client, no credential
-        to fetch, no client span or metrics, a connection kept alive; None: not sent."""
+        changes but its times (``server/proxying/ahead.py``): read through the lean client,
+        no credential to fetch, no client span, a connection kept alive; None: not sent.
+        The run's meters start when it was sent (:meth:`run`'s ``started``)."""
         through = self.passes_through if stream else self.answers_through
-        if not through or self._auth is not None or remote_run_observed(self._tracer_provider):
+        if not through or self._auth is not None or tracing_enabled(self._tracer_provider):
             return None
         headers = self._headers_with(request, None, progress=False)
         return self._raw_results().send_ahead(self._message(request), headers, stream=stream)
@@ -281,13 +283,16 @@ class RemoteAgent:
         progress: ProgressSink | None = None,
         passthrough: Passthrough | None = None,
         answer: AnswerPassthrough | None = None,
+        started: float | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``).
         ``progress`` receives each new tfrs progress item (and asks the agent for them).
         ``passthrough`` sees each result of a streamed run first (when
         :attr:`passes_through`), ``answer`` the result of a unary one (when
-        :attr:`answers_through`); see :mod:`~trpc_bridge.client.passthrough`."""
+        :attr:`answers_through`); see :mod:`~trpc_bridge.client.passthrough`. ``started``
+        (``time.perf_counter``): the call's request left then, sent ahead
+        (:meth:`send_ahead`); its metrics time it from there."""
         streaming = self._stream if stream is None else stream
         if passthrough is not None and not (streaming and progress is None and self.passes_through):
             passthrough = None
@@ -306,6 +311,7 @@ class RemoteAgent:
             transport=self.endpoint.binding,
             protocol_version=self.endpoint.version,
             tracer_provider=self._tracer_provider,
+            started=started,
         )
 
     def _message(self, request: AgentRequest) -> Message:

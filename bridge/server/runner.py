@@ -214,6 +214,7 @@ class AgentRunner:
                     encoding=encoding,
                     streamed=streamed,
                     tokens=not meters_own_tokens(self.agent),
+                    started=source.sent_at if source is not None else None,
                 )
                 if self.metrics is not None
                 else None
@@ -322,10 +323,10 @@ class AgentRunner:
 
     def _send_ahead(self, source: RunSource, request: AgentRequest, caller: IncomingCall) -> bool:
         """The run's upstream request sent now, before the run's first step
-        (``server/proxying/ahead.py``), when nothing observes the run: its SERVER span
-        and its meters start in :meth:`run`. The caller's trace context goes on, as
-        :meth:`run` forwards it with tracing off."""
-        if self.metrics is not None or tracing_enabled(self._provider):
+        (``server/proxying/ahead.py``), when no span observes the run: its SERVER span
+        starts in :meth:`run` (its meter starts from the send). The caller's trace
+        context goes on, as :meth:`run` forwards it with tracing off."""
+        if tracing_enabled(self._provider):
             return False
         with forwarded_context(caller.headers):
             return source.send_ahead(self._agent_request(request, caller))

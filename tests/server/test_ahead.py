@@ -1,7 +1,7 @@
 """A proxied run's upstream request sent ahead of the run (``server/proxying/ahead.py``):
 the same request and the same answer as one the run sends itself, nothing sent ahead
-where the run's span or meters must come first, and a request whose answer nobody reads
-given up.
+where the run's span must come first, a metered run's meters started at the send, and a
+request whose answer nobody reads given up.
 
 A proxy as ``trpc-bridge proxy`` runs it (a ``BridgeServer`` serving a ``RemoteAgent``)
 in front of an upstream replaying trpc-agent-go's recorded tool answers, asked the same
@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 from opentelemetry import trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from replay_server import Recorded, ReplayPeer, serving
 
@@ -32,8 +34,10 @@ from trpc_bridge.codecs.encoding import EncodeOptions, RunTarget
 from trpc_bridge.codecs.trpc.runs import StreamEncoder, UnaryEncoder
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.server import BridgeServer, ServerOptions
+from trpc_bridge.server.options import OpsOptions
 from trpc_bridge.server.proxying.unary_relay import UnaryRelay
 from trpc_bridge.server.tasks.live_task import LiveTask
+from trpc_bridge.telemetry.metrics import BridgeMetrics
 
 from .helpers import go_message, jsonrpc
 from .test_relay_equivalence import normalised
@@ -68,14 +72,29 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Ahead | None]:
     return returned
 
 
+def _started(monkeypatch: pytest.MonkeyPatch, cls: type, method: str) -> list[float | None]:
+    """The ``started`` each call of ``cls.method`` was given."""
+    given: list[float | None] = []
+    original: Callable[..., Any] = getattr(cls, method)
+
+    def spied(self: Any, *args: Any, **kwargs: Any) -> Any:
+        given.append(kwargs.get("started"))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, method, spied)
+    return given
+
+
 @contextlib.asynccontextmanager
-async def _proxy(peer: ReplayPeer, provider: trace.TracerProvider) -> AsyncIterator[str]:
+async def _proxy(
+    peer: ReplayPeer, provider: trace.TracerProvider, ops: OpsOptions | None = None
+) -> AsyncIterator[str]:
+    ops = ops if ops is not None else OpsOptions()
+    options = ServerOptions(port=0, grpc_port=None, tracer_provider=provider, ops=ops)
     async with (
         serving(peer),
         await RemoteAgent.connect(peer.url, tracer_provider=provider) as remote,
-        BridgeServer(
-            remote, ServerOptions(port=0, grpc_port=None, tracer_provider=provider)
-        ) as server,
+        BridgeServer(remote, options) as server,
     ):
         yield server.jsonrpc_url
 
@@ -135,6 +154,37 @@ async def test_nothing_is_sent_ahead_of_a_traced_run(monkeypatch: pytest.MonkeyP
     for call in peer.calls:
         parent = call.headers["traceparent"].split("-")
         assert parent[1] == TRACE_ID and parent[2] != "00f067aa0ba902b7"  # the proxy's span
+
+
+@pytest.mark.parametrize("method", ["message/stream", "message/send"])
+async def test_a_metered_run_is_sent_ahead_and_timed_from_the_send(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """With metrics on, the run's meter and its call's (the remote agent's) start when
+    the request left, before the run did; every run is still timed."""
+    sent = _spy(monkeypatch)
+    served = _started(monkeypatch, BridgeMetrics, "run")
+    called = _started(monkeypatch, RemoteAgent, "run")
+    reader = InMemoryMetricReader()
+    ops = OpsOptions(meter_provider=MeterProvider(metric_readers=[reader]))
+    peer = ReplayPeer(stream_chunks=[TOOL_STREAM], send_result=TOOL_SEND)
+    async with _proxy(peer, trace.NoOpTracerProvider(), ops) as url:
+        answers = await _ask(url, method, 3)
+    assert b"It is 20" in answers[2]
+    assert sent[0] is None and sent[1] is not None and sent[2] is not None
+    times = [None, sent[1].sent.at, sent[2].sent.at]
+    assert served == times and called == times
+    data = reader.get_metrics_data()
+    assert data is not None
+    counts = [
+        getattr(point, "count", 0)
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "gen_ai.server.request.duration"
+        for point in metric.data.data_points
+    ]
+    assert sum(counts) == 3
 
 
 async def test_a_request_whose_answer_is_not_read_is_given_up() -> None:

@@ -10,11 +10,13 @@ answer when it gets there (:meth:`AheadSource.ahead`, the passthrough's ``ahead`
 
 Only where nothing changes but the time: the same request, with the caller's trace
 context forwarded (tracing off: no span of the run is in it, none starts before it),
-written without an await on a kept-alive connection; with tracing or metrics on, a
-credential to fetch, or no connection to reuse, the run sends it itself, as before
-(:meth:`~trpc_bridge.client.RemoteAgent.send_ahead`). A run that ends before it reads the
-answer (cancelled first) closes that connection: the upstream sees its caller go, as
-when any run in progress is cancelled.
+written without an await on a kept-alive connection; with tracing on, a credential to
+fetch, or no connection to reuse, the run sends it itself, as before
+(:meth:`~trpc_bridge.client.RemoteAgent.send_ahead`). With metrics on, the run's meters
+(the served run's and the remote call's) start when the request was sent
+(:attr:`AheadSource.sent_at`), as they start right before it is sent otherwise. A run
+that ends before it reads the answer (cancelled first) closes that connection: the
+upstream sees its caller go, as when any run in progress is cancelled.
 """
 
 from __future__ import annotations
@@ -33,11 +35,16 @@ class AheadSource:
     streams: ClassVar[bool] = True
     _agent: RemoteAgent
     _ahead: Ahead | None = None
+    #: When the run's request was sent ahead (``time.perf_counter``); None: it was not.
+    sent_at: float | None = None
 
     def send_ahead(self, request: AgentRequest) -> bool:
         """Send the run's request for ``request`` now when it can be; True when it was."""
         self._ahead = self._agent.send_ahead(request, stream=self.streams)
-        return self._ahead is not None
+        if self._ahead is None:
+            return False
+        self.sent_at = self._ahead.sent.at
+        return True
 
     def ahead(self) -> Ahead | None:
         """The request sent ahead, handed over once (the passthrough's ``ahead``)."""

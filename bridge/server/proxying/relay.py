@@ -71,9 +71,11 @@ _DELTA_KEYS = frozenset({META_OBJECT_TYPE, META_RESPONSE_ID, META_TAG})
 class RunSource(Protocol):
     """How the runner gets a run's events instead of ``agent.run`` (a relay); it notes
     what it hands over without an event in the run's metrics. The runner may send the
-    run's request before the run starts (:mod:`.ahead`)."""
+    run's request before the run starts (:mod:`.ahead`): the run's meter starts then
+    (``sent_at``)."""
 
     meter: RunMeter | None
+    sent_at: float | None
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]: ...
 
@@ -184,7 +186,7 @@ class Relay(AheadSource, Generic[Out, Template]):
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """The agent's events for ``request``: those of the results not relayed."""
-        return self._agent.run(request, passthrough=self)
+        return self._agent.run(request, passthrough=self, started=self.sent_at)
 
     def take(self, result: Any) -> bool:
         if self._decoding is not None:

@@ -166,7 +166,7 @@ class UnaryRelay(AheadSource):
 
     def events(self, request: AgentRequest) -> AsyncIterator[AgentEvent]:
         """The agent's events for ``request``: none when its answer was relayed."""
-        return self._agent.run(request, stream=False, answer=self)
+        return self._agent.run(request, stream=False, answer=self, started=self.sent_at)
 
     def take_answer(self, result: Any) -> bool:
         messages = relayed_messages(result)
