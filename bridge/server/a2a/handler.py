@@ -20,9 +20,10 @@ the first frame where trpc starts with a ``submitted`` status-update. Here the l
 aggregates incrementally and fans out to unbounded coalescing subscriber buffers (O(1)
 per event whatever the stream length); the task store gets the task when it is accepted,
 a batched checkpoint while it runs (a database store, see ``replicas/journal.py``) and how it
-ended, before the caller sees the end. ``tasks/cancel`` and the disconnect of the requesting stream
-(when nobody else is subscribed) cancel the producer, which closes the agent's iterator
-and publishes ``canceled``.
+ended: before the caller sees the end, or in memory right after it, in the same turn
+(``tasks/registry.py``, ``a2a/after_answer.py``). ``tasks/cancel`` and the disconnect of
+the requesting stream (when nobody else is subscribed) cancel the producer, which closes
+the agent's iterator and publishes ``canceled``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from trpc_bridge.codecs.trpc.request import message_to_request
 from trpc_bridge.codecs.trpc.runs import UnaryEncoder, unary_task_id
 from trpc_bridge.events import AgentEvent, AgentRequest
 from trpc_bridge.names import ID_LENGTH, new_id, shown_id
+from trpc_bridge.server.a2a.after_answer import after_answer
 from trpc_bridge.server.a2a.bug_boundary import bug_boundary
 from trpc_bridge.server.a2a.call_context import a2a_caller, wire_version
 from trpc_bridge.server.a2a.card import CardForms
@@ -277,11 +279,30 @@ class BridgeRequestHandler(PushConfigRequests, RequestHandler):
         if live.aggregate.status.state != TaskState.TASK_STATE_CANCELED:
             final = _answer(encoder, context_id=live.context_id, task_id=live.task_id)
         if final is None:  # the answer is the task (plain A2A, or canceled)
-            await self.registry.retire(live, live.snapshot())
-            return live.snapshot(history)
-        stored = as_result(final)
-        await self.registry.retire(live, stored if isinstance(stored, Task) else None)
+            answer: Task | Message | PackedResult = live.snapshot(history)
+            await self._retire(live, live.snapshot, context)
+            return answer
+        packed = final
+
+        def stored() -> Task | None:
+            result = as_result(packed)
+            return result if isinstance(result, Task) else None
+
+        await self._retire(live, stored, context)
         return final
+
+    async def _retire(
+        self, live: LiveTask, stored: Callable[[], Task | None], context: ServerCallContext
+    ) -> None:
+        """Store the task ``stored()`` gives for ``live`` and end it: once the answer has
+        left when the door can say when and the store keeps tasks in this process (see
+        ``server/a2a/after_answer.py``), else now."""
+        later = after_answer(context)
+        registry = self.registry
+        if later is not None and registry.stores_after_end:
+            later.leave(lambda: registry.retire(live, stored()))
+        else:
+            await registry.retire(live, stored())
 
     async def _send_as_task(
         self, params: SendMessageRequest, call: _Call, history: int | None, *, wait: bool

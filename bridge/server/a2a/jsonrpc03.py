@@ -32,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 
 from trpc_bridge.codecs.a2a.json03 import JsonRpcId, StreamWriter, unary_response
 from trpc_bridge.codecs.encoding import WireVersion
+from trpc_bridge.server.a2a.after_answer import AfterAnswer, AnsweredResponse
 from trpc_bridge.server.a2a.bug_boundary import INTERNAL_ERROR
 from trpc_bridge.server.a2a.call_context import jsonrpc_contexts
 from trpc_bridge.server.a2a.handler import BridgeRequestHandler
@@ -99,11 +100,14 @@ class Jsonrpc03Methods:
     async def _send(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId
     ) -> Response:
+        later = AfterAnswer()  # the task is stored once the answer has left
+        later.attach(context)
         try:
             result = await self.handler.send_answer(core, context)
         except Exception as error:
+            await later.run()
             return _error_response(request_id, error)
-        return Response(unary_response(result, request_id), media_type="application/json")
+        return AnsweredResponse(unary_response(result, request_id), later)
 
     async def _frames(
         self, core: SendMessageRequest, context: ServerCallContext, request_id: JsonRpcId

@@ -232,6 +232,8 @@ class Exchange:
         self.message_event.set()
         if not self.keep_alive:
             self.transport.end(plain=self.connection.scheme == "http")
+        else:
+            self.transport.flush()  # its caller has it before what follows in this turn
         self.on_response()
 
 

@@ -75,6 +75,11 @@ class TurnWrites:
         if held is not None and not self._transport.is_closing():
             self._transport.write(held[0] if len(held) == 1 else b"".join(held))
 
+    def flush(self) -> None:
+        """Send what is held now (a response that is complete: nothing more of it can
+        come in this turn, and what the turn does next need not go first)."""
+        self._send()
+
     def close(self) -> None:
         self._send()
         self._transport.close()

@@ -15,11 +15,12 @@ input-required status) reaches anyone: the task is stored first, so a ``complete
 caller sees is a stored ``completed``. In memory, where a save cannot fail, the save
 follows the frame instead, in the same turn of the event loop as the writers that send
 it: the caller's response ends first, and no request that follows it is served before
-the task is stored (until then the task is still live, and reads find it there). A
-database store that fails turns that frame into a ``failed`` status that says so, and
-the task is kept as the caller saw it until the store takes it
-(:mod:`~trpc_bridge.server.tasks.unsaved`): every read agrees with that ``failed``
-meanwhile. With a database store the task is also journaled while it runs,
+the task is stored (until then the task is still live, and reads find it there); so is
+a JSON-RPC 0.3 ``message/send`` task, once its answer has left
+(``server/a2a/after_answer.py``). A database store that fails turns that frame into a
+``failed`` status that says so, and the task is kept as the caller saw it until the
+store takes it (:mod:`~trpc_bridge.server.tasks.unsaved`): every read agrees with that
+``failed`` meanwhile. With a database store the task is also journaled while it runs,
 through the :class:`~trpc_bridge.server.tasks.live_task.Journal` protocol
 (``replicas/journal.py``).
 """
@@ -78,6 +79,12 @@ class TaskRegistry:
         #: the module doc): the store keeps tasks in this process, where a save cannot
         #: fail, and nothing is journaled.
         self._store_after_end = journal is None and isinstance(store, BoundedMemoryTaskStore)
+
+    @property
+    def stores_after_end(self) -> bool:
+        """A run's end may be stored after its caller has it (the store is in this
+        process: a save cannot fail, and nothing is journaled)."""
+        return self._store_after_end
 
     def add(self, live: LiveTask) -> None:
         live.observer = self.observer
