@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from a2a.types import (
@@ -374,27 +374,30 @@ def _packed_message(
 
 
 def _packed_to_json(packed: PackedResult) -> dict[str, Any]:
-    """:func:`result_to_json` of ``packed.proto``."""
-    proto, ids = packed.proto, packed.ids
-    if isinstance(proto, Message):
-        message = proto
-        struct = lambda: message.metadata  # noqa: E731
-        return _packed_message(packed.messages[0], ids[0], proto.context_id, struct)
-    task = proto
+    """:func:`result_to_json` of ``packed.proto``, without building it (a metadata value
+    that is not a string is read back from it: see :func:`_packed_metadata`)."""
+    ids, status = packed.ids, packed.status
+    if status is None:
+        struct = lambda: cast(Message, packed.proto).metadata  # noqa: E731
+        return _packed_message(packed.messages[0], ids[0], packed.context_id, struct)
+
+    def task() -> Task:
+        return cast(Task, packed.proto)
+
     *history, last = packed.messages
     artifact: dict[str, Any] = {"artifactId": ids[-1]}
     if last.metadata:
-        artifact["metadata"] = _packed_metadata(last, lambda: task.artifacts[0].metadata)
+        artifact["metadata"] = _packed_metadata(last, lambda: task().artifacts[0].metadata)
     artifact["parts"] = [part_to_json(p) for p in last.parts]
-    out: dict[str, Any] = {"artifacts": [artifact], "contextId": task.context_id}
+    out: dict[str, Any] = {"artifacts": [artifact], "contextId": packed.context_id}
     if history:
         out["history"] = [
-            _packed_message(p, ids[i], "", lambda i=i: task.history[i].metadata)  # type: ignore[misc]
+            _packed_message(p, ids[i], "", lambda i=i: task().history[i].metadata)  # type: ignore[misc]
             for i, p in enumerate(history)
         ]
-    out["id"] = task.id
+    out["id"] = packed.task_id
     out["kind"] = "task"
-    out["status"] = status_to_json(task.status)
+    out["status"] = status_to_json(status)
     return out
 
 

@@ -105,18 +105,29 @@ def pack_unary(
     and handled "no message at all" (trpc answers :func:`generic_error_message`)."""
     if len(messages) == 1:
         message_id = new_id("msg")
-        message = _fill_agent_message(Message(), messages[0], message_id)
-        message.context_id = context_id
-        return PackedResult(message, messages, [message_id])
+
+        def one_message() -> Message:
+            message = _fill_agent_message(Message(), messages[0], message_id)
+            message.context_id = context_id
+            return message
+
+        return PackedResult(messages, [message_id], context_id=context_id, build=one_message)
     *history, last = messages
     ids = new_ids("msg", len(messages))
-    task = Task(id=task_id, context_id=context_id, status=task_status(_COMPLETED))
-    _history(task, history, ids)
-    artifact = task.artifacts.add(artifact_id=ids[-1])
-    artifact.parts.extend(last.parts)
-    if last.metadata:
-        fill_struct(artifact.metadata, last.metadata)
-    return PackedResult(task, messages, ids)
+    status = task_status(_COMPLETED)  # stamped now: the answer's time, however late built
+
+    def whole_task() -> Task:
+        task = Task(id=task_id, context_id=context_id, status=status)
+        _history(task, history, ids)
+        artifact = task.artifacts.add(artifact_id=ids[-1])
+        artifact.parts.extend(last.parts)
+        if last.metadata:
+            fill_struct(artifact.metadata, last.metadata)
+        return task
+
+    return PackedResult(
+        messages, ids, context_id=context_id, task_id=task_id, status=status, build=whole_task
+    )
 
 
 def unary_error_task(

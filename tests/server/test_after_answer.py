@@ -21,6 +21,7 @@ import pytest
 from a2a.types import TaskState
 
 from trpc_bridge.agents.demo import demo_agent
+from trpc_bridge.codecs.a2a.json03 import result_to_json
 from trpc_bridge.server import BridgeServer, ServerOptions
 from trpc_bridge.server.options import Durability
 from trpc_bridge.server.tasks.store import owner_context
@@ -112,7 +113,8 @@ async def test_in_memory_the_task_is_stored_once_the_answer_has_left(close: bool
             got = await _call(sock, server.http_port, jsonrpc("tasks/get", asked), close=False)
             assert got["result"]["status"]["state"] == "completed"
             stored = await server.task_store.get(answer["result"]["id"], owner_context("anonymous"))
-            assert stored is not None
+            assert stored is not None  # the protobuf built after the answer, of the same task
+            assert result_to_json(stored) == answer["result"]
 
 
 async def test_a_database_store_saves_the_task_before_the_answer(tmp_path: Path) -> None:
