@@ -86,11 +86,9 @@ def _skills(card: ResolvedCard) -> tuple[Skill, ...]:
 
 
 class RemoteAgent:
-    """A remote A2A agent. Build it with :meth:`connect`; close it with :meth:`aclose`
-    (or ``async with``)."""
+    """A remote A2A agent, made by :meth:`connect`, closed by :meth:`aclose` (``async with``)."""
 
-    #: Its tools run in the remote process, which records their spans (not a proxy's
-    #: runner serving this agent, nor this client).
+    #: Its tools run in the remote process, which records their spans (not this side).
     tools_run_elsewhere = True
     #: Its calls record the tokens the remote agent reports (``trace_remote_run``).
     meters_own_tokens = True
@@ -237,10 +235,9 @@ class RemoteAgent:
         return headers
 
     def send_ahead(self, request: AgentRequest, *, stream: bool) -> Ahead | None:
-        """``request`` sent before its run reaches this agent, where nothing the run records
-        changes but its times (``server/proxying/ahead.py``): read through the lean client,
-        no credential to fetch, no client span, a connection kept alive; None: not sent.
-        The run's meters start when it was sent (:meth:`run`'s ``started``)."""
+        """``request`` sent before its run reaches this agent (``server/proxying/ahead.py``):
+        lean client, no credential to fetch, no client span, a kept-alive connection; None:
+        not sent. The run's meters start when it was sent (:meth:`run`'s ``started``)."""
         through = self.passes_through if stream else self.answers_through
         if not through or self._auth is not None or tracing_enabled(self._tracer_provider):
             return None
@@ -258,9 +255,8 @@ class RemoteAgent:
     @property
     def passes_through(self) -> bool:
         """A streamed run can take a :class:`~trpc_bridge.client.passthrough.Passthrough`:
-        the agent streams A2A 0.3 JSON-RPC in trpc's dialect, read with the lean client
-        (an agent made by :meth:`connect`, reached without an HTTP proxy), and no tfrs
-        progress is asked for."""
+        A2A 0.3 JSON-RPC in trpc's dialect, read with the lean client (an agent made by
+        :meth:`connect`, reached without an HTTP proxy), and no tfrs progress asked for."""
         return self._stream and self.answers_through
 
     @property
@@ -288,11 +284,10 @@ class RemoteAgent:
         """Send ``request``; yield the remote agent's events. ``stream`` overrides the
         choice made at construction (default: the card's ``capabilities.streaming``).
         ``progress`` receives each new tfrs progress item (and asks the agent for them).
-        ``passthrough`` sees each result of a streamed run first (when
-        :attr:`passes_through`), ``answer`` the result of a unary one (when
-        :attr:`answers_through`); see :mod:`~trpc_bridge.client.passthrough`. ``started``
-        (``time.perf_counter``): the call's request left then, sent ahead
-        (:meth:`send_ahead`); its metrics time it from there."""
+        ``passthrough`` sees each result of a streamed run first (when :attr:`passes_through`),
+        ``answer`` the result of a unary one (when :attr:`answers_through`): see
+        :mod:`~trpc_bridge.client.passthrough`. ``started``: when the request was sent
+        ahead (:meth:`send_ahead`, ``time.perf_counter``): its metrics time it from then."""
         streaming = self._stream if stream is None else stream
         if passthrough is not None and not (streaming and progress is None and self.passes_through):
             passthrough = None
@@ -490,9 +485,8 @@ class RemoteAgent:
                 yield event
 
     async def task_progress(self, task_id: str, *, user_id: str = "") -> ProgressMerger:
-        """The progress a task's history kept (``tasks/get``): a coarse replay, cut by the
-        server's history length. Raises :class:`RemoteAgentError` if the task cannot be
-        read."""
+        """The progress a task's history kept (``tasks/get``: a coarse replay, cut by the
+        server's history length); :class:`RemoteAgentError` when it cannot be read."""
         try:
             headers = await self._request_headers(AgentRequest(user_id=user_id))
             frame = await self._transport.get_task(task_id, headers)
